@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The one boundary between the C++ core and its environment.
+ *
+ * The C++ core never includes a kernel header. Everything it needs from the
+ * kernel goes through the functions declared here, with fixed-width integers
+ * and opaque handles. There are two implementations:
+ *   - glue/platform_kernel.c: the real one, in C, inside ib_srpt.ko;
+ *   - tests/host/platform_host.cpp: a deterministic one for the host tests,
+ *     with allocation-failure injection and captured logs.
+ *
+ * Kernel objects that the core embeds (spinlock_t, struct mutex, work items)
+ * are held as opaque storage whose size and alignment come from
+ * <srpt/kernel_sizes.h>, generated at build time from the kernel headers
+ * (glue/kernel_sizes.c) and hand-written for the host.
+ *
+ * Every function carries a Contract: the context it may be called from and
+ * who owns what afterwards.
+ */
+#ifndef SRPT_PLATFORM_H
+#define SRPT_PLATFORM_H
+
+#if defined(__cplusplus) || !defined(__KERNEL__)
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+#else
+#include <linux/stdarg.h>
+#include <linux/types.h>
+#endif
+
+#include <srpt/kernel_sizes.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Error numbers. The values are Linux's; glue/platform_kernel.c checks each
+ * against <linux/errno.h> with a static assertion.
+ */
+enum srpt_errno {
+	SRPT_OK = 0,
+	SRPT_EPERM = 1,
+	SRPT_ENOENT = 2,
+	SRPT_EIO = 5,
+	SRPT_EAGAIN = 11,
+	SRPT_ENOMEM = 12,
+	SRPT_EBUSY = 16,
+	SRPT_EEXIST = 17,
+	SRPT_ENODEV = 19,
+	SRPT_EINVAL = 22,
+	SRPT_ERANGE = 34,
+	SRPT_ENOSPC = 28,
+	SRPT_EOPNOTSUPP = 95,
+	SRPT_ECONNREFUSED = 111,
+};
+
+/* ---- Memory ----------------------------------------------------------- */
+
+/* Allocation context, as the kernel's gfp_t: may the allocator sleep? */
+enum srpt_gfp {
+	SRPT_GFP_KERNEL = 0, /* process context, may sleep */
+	SRPT_GFP_ATOMIC = 1, /* any context, never sleeps */
+};
+
+/*
+ * Contract: GFP_KERNEL only in process context. Returns zeroed memory or
+ * NULL; the caller owns it and releases it with srpt_kfree().
+ */
+void *srpt_kzalloc(size_t size, enum srpt_gfp gfp);
+/* Contract: any context; NULL is accepted. */
+void srpt_kfree(const void *ptr);
+
+/* ---- Logging ---------------------------------------------------------- */
+
+enum srpt_log_level {
+	SRPT_LOG_ERR = 3,
+	SRPT_LOG_WARNING = 4,
+	SRPT_LOG_NOTICE = 5,
+	SRPT_LOG_INFO = 6,
+	SRPT_LOG_DEBUG = 7,
+};
+
+/*
+ * Logs one line prefixed with the module name and, when @session is not
+ * NULL, "[<session>] " so that every line about a login names it.
+ * Contract: any context. The format is plain printf (no kernel %p
+ * extensions); a trailing newline is added.
+ */
+void srpt_log(enum srpt_log_level level, const char *session, const char *fmt,
+	      ...) __attribute__((format(printf, 3, 4)));
+void srpt_vlog(enum srpt_log_level level, const char *session, const char *fmt,
+	       va_list args) __attribute__((format(printf, 3, 0)));
+
+/*
+ * A broken invariant: WARN_ONCE-like in the kernel (one stack trace per call
+ * site), a test failure on the host. Contract: any context.
+ */
+void srpt_warn(const char *file, int line, const char *what);
+
+/* Monotonic clock in nanoseconds. Contract: any context. */
+uint64_t srpt_now_ns(void);
+
+/* ---- Locks ------------------------------------------------------------ */
+
+/*
+ * Lockdep needs one class per kind of lock, not one for every lock made by
+ * the same wrapper: the core names the kind when it initializes a lock.
+ */
+enum srpt_lock_class {
+	SRPT_LOCK_DEVICE_LIST = 0,
+	SRPT_LOCK_DEVICE,
+	SRPT_LOCK_PORT,
+	SRPT_LOCK_CHANNEL,
+	SRPT_LOCK_NEXUS,
+	SRPT_LOCK_TEST,
+	SRPT_LOCK_CLASS_COUNT,
+};
+
+/* Storage of SRPT_SPINLOCK_SIZE bytes aligned to SRPT_SPINLOCK_ALIGN. */
+void srpt_spin_lock_init(void *lock, enum srpt_lock_class cls);
+/* Contract: any context; disables local interrupts until the unlock. */
+unsigned long srpt_spin_lock_irqsave(void *lock);
+void srpt_spin_unlock_irqrestore(void *lock, unsigned long flags);
+
+/* Storage of SRPT_MUTEX_SIZE bytes aligned to SRPT_MUTEX_ALIGN. */
+void srpt_mutex_init(void *mutex, enum srpt_lock_class cls);
+/* Contract: process context only (may sleep). */
+void srpt_mutex_lock(void *mutex);
+void srpt_mutex_unlock(void *mutex);
+void srpt_mutex_destroy(void *mutex);
+
+/*
+ * Atomics on memory that only the C++ core touches. The __atomic builtins
+ * compile to the same locked instructions as the kernel's atomic_t on x86;
+ * memory shared with C glue goes through explicit functions instead.
+ */
+static inline int32_t srpt_atomic_read(const int32_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_ACQUIRE);
+}
+static inline void srpt_atomic_set(int32_t *v, int32_t value)
+{
+	__atomic_store_n(v, value, __ATOMIC_RELEASE);
+}
+/* Returns the new value. Full barrier, as the kernel's atomic_*_return. */
+static inline int32_t srpt_atomic_add_return(int32_t *v, int32_t delta)
+{
+	return __atomic_add_fetch(v, delta, __ATOMIC_SEQ_CST);
+}
+static inline bool srpt_atomic_cmpxchg(int32_t *v, int32_t *expected,
+				       int32_t desired)
+{
+	return __atomic_compare_exchange_n(v, expected, desired, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* ---- Deferred work ---------------------------------------------------- */
+
+typedef void (*srpt_work_fn)(void *ctx);
+
+/*
+ * Storage of SRPT_WORK_SIZE bytes aligned to SRPT_WORK_ALIGN.
+ * Contract: srpt_work_queue() from any context; returns false when the work
+ * was already pending. @fn runs later in process context on the system
+ * workqueue. srpt_work_cancel_sync() and srpt_work_flush() sleep.
+ */
+void srpt_work_init(void *work, srpt_work_fn fn, void *ctx);
+bool srpt_work_queue(void *work);
+bool srpt_work_cancel_sync(void *work);
+void srpt_work_flush(void *work);
+
+/* ---- Waiting for an event --------------------------------------------- */
+
+/* Storage of SRPT_COMPLETION_SIZE bytes aligned to SRPT_COMPLETION_ALIGN. */
+void srpt_completion_init(void *completion);
+/* Contract: any context. */
+void srpt_complete(void *completion);
+/*
+ * Contract: process context. Returns true when completed, false when
+ * @timeout_ms passed first.
+ */
+bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SRPT_PLATFORM_H */

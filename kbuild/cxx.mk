@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Compiling C++ inside Kbuild. The rule mirrors the kernel's own rule_cc_o_c
+# so that fixdep dependency tracking, flag-change rebuilds (if_changed) and
+# objtool keep working for .cpp files. See docs/build.md for why each flag
+# is here.
+
+# Debian's headers build with gcc-12: use the g++ of the same release.
+CXX_KERNEL ?= $(patsubst %gcc,%g++,$(patsubst gcc-%,g++-%,$(CC)))
+
+srpt-gcc-include := $(shell $(CXX_KERNEL) -print-file-name=include)
+srpt-gcc-version := $(shell $(CXX_KERNEL) -dumpversion)
+srpt-gcc-machine := $(shell $(CXX_KERNEL) -dumpmachine)
+
+# C-only options the kernel passes that g++ rejects or warns about.
+srpt-cxx-remove := -std=gnu11 -std=gnu89 \
+	-Werror=strict-prototypes -Wstrict-prototypes \
+	-Werror=implicit-function-declaration -Werror=implicit-int \
+	-Wno-pointer-sign -Werror=incompatible-pointer-types \
+	-Werror=designated-init -Wmissing-prototypes -Wold-style-definition \
+	-Wold-style-declaration -Wnested-externs -Wbad-function-cast \
+	-Wdeclaration-after-statement -Wimplicit -Wint-conversion \
+	-Wdiscarded-qualifiers -Wmissing-parameter-type \
+	-Werror=incompatible-pointer-types
+
+# No kernel include path reaches C++: only GCC's freestanding headers, the
+# header-only part of libstdc++ (with a stub features.h) and our own.
+srpt-cxx-flags := -std=gnu++20 -nostdinc -nostdinc++ \
+	-isystem $(srpt-gcc-include) \
+	-isystem $(src)/kbuild/freestanding \
+	-isystem /usr/include/c++/$(srpt-gcc-version) \
+	-isystem /usr/include/$(srpt-gcc-machine)/c++/$(srpt-gcc-version) \
+	-ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics \
+	-fno-use-cxa-atexit -fcheck-new -fno-gnu-unique \
+	-Wall -Wextra -Werror -Wno-missing-field-initializers \
+	-I$(src)/include -I$(obj)/generated
+
+cxx_flags = -Wp,-MMD,$(depfile) \
+	$(filter-out $(srpt-cxx-remove),$(_c_flags) $(modkern_cflags)) \
+	$(basename_flags) $(modname_flags) $(srpt-cxx-flags)
+
+# COMDAT groups (inline functions, templates, vtables emitted by several
+# objects) break the module link: "defined in discarded section". After
+# objtool has seen the object, drop the groups; with -fno-gnu-unique the
+# duplicates are plain weak symbols and one wins.
+#
+# Global constructors never run in a module (no CONFIG_CONSTRUCTORS): an
+# object that needs one is rejected here rather than misbehaving at load.
+cmd_srpt_cxx_post = ; $(OBJCOPY) --remove-section=.group $@ \
+	; if $(READELF) -SW $@ | grep -qE '\.(init_array|ctors|fini_array|dtors)'; then \
+		echo "error: $@ needs global constructors or destructors (not run in modules)" >&2; \
+		rm -f $@; exit 1; fi
+
+quiet_cmd_cc_o_cpp = CXX $(quiet_modtag) $@
+      cmd_cc_o_cpp = $(CXX_KERNEL) $(cxx_flags) -c -o $@ $< \
+		$(cmd_objtool) $(cmd_srpt_cxx_post)
+
+define rule_cc_o_cpp
+	$(call cmd_and_fixdep,cc_o_cpp)
+	$(call cmd,gen_objtooldep)
+endef
+
+$(obj)/%.o: $(src)/%.cpp FORCE
+	$(call if_changed_rule,cc_o_cpp)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds ib_srpt.ko with Kbuild and fails on any warning: -Werror covers the
+# compilers; objtool and modpost warnings are caught by scanning the log.
+# Usage: build-module.sh KDIR LOGFILE [extra make args]
+set -uo pipefail
+kdir=$1 log=$2
+shift 2
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$(dirname "$log")"
+make -C "$kdir" M="$top" modules "$@" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then
+	echo "build-module: make failed ($rc)" >&2
+	exit "$rc"
+fi
+# Kbuild itself prints "warning:" (compilers, objtool) and "WARNING:" (modpost).
+if grep -ni 'warning' "$log" >&2; then
+	echo "build-module: the build printed warnings (see above); refusing" >&2
+	exit 1
+fi
+echo "build-module: $(cd "$top" && ls ib_srpt.ko) built without warnings"

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <srpt/device_registry.hpp>
+#include <srpt/hex_format.hpp>
+#include <srpt/log.hpp>
+#include <srpt/module_state.hpp>
+
+namespace srpt {
+
+const char *LinkLayerName(LinkLayer layer)
+{
+	switch (layer) {
+	case LinkLayer::kInfiniband:
+		return "InfiniBand";
+	case LinkLayer::kEthernet:
+		return "Ethernet";
+	case LinkLayer::kUnspecified:
+		break;
+	}
+	return "unspecified";
+}
+
+void FormatPortGuidName(const uint8_t (&gid)[16],
+			char (&out)[kPortGuidNameSize])
+{
+	TextBuilder<kPortGuidNameSize> text(out);
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			text.Char(':');
+		text.Hex(static_cast<uint16_t>(gid[8 + 2 * i] << 8 |
+					       gid[9 + 2 * i]),
+			 4);
+	}
+}
+
+void FormatPortGidName(const uint8_t (&gid)[16],
+		       char (&out)[kPortGidNameSize])
+{
+	TextBuilder<kPortGidNameSize> text(out);
+	text.Str("0x").Hex(LoadBe64(gid), 16).Hex(LoadBe64(gid + 8), 16);
+}
+
+static bool StrEqual(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+bool Port::HasName(const char *name) const
+{
+	return gid_valid && (StrEqual(name, guid_name) ||
+			     StrEqual(name, gid_name));
+}
+
+Device *Device::Create(const srpt_device_desc &desc, Status *status)
+{
+	*status = Status::kInvalid;
+	if (!desc.name || !desc.ports || desc.port_count == 0 ||
+	    desc.port_count > 255) {
+		SRPT_ERR(nullptr, "refusing device %s: %u ports",
+			 desc.name ? desc.name : "(unnamed)", desc.port_count);
+		return nullptr;
+	}
+	for (uint32_t i = 0; i < desc.port_count; i++) {
+		if (desc.ports[i].port_num != i + 1) {
+			SRPT_ERR(nullptr,
+				 "refusing device %s: port %u reported at "
+				 "index %u",
+				 desc.name, desc.ports[i].port_num, i);
+			return nullptr;
+		}
+	}
+
+	*status = Status::kNoMemory;
+	Device *dev = new (Gfp::kKernel) Device();
+	if (!dev)
+		return nullptr;
+	dev->ports_ = AllocateArray<Port>(desc.port_count, Gfp::kKernel);
+	if (!dev->ports_) {
+		delete dev;
+		return nullptr;
+	}
+
+	TextBuilder<kDeviceNameSize>(dev->name_).Str(desc.name);
+	dev->node_guid_ = desc.node_guid;
+	dev->port_count_ = desc.port_count;
+	dev->ib_device_ = desc.ib_device;
+	for (uint32_t i = 0; i < desc.port_count; i++) {
+		const srpt_port_desc &in = desc.ports[i];
+		Port &port = dev->ports_[i];
+		port.number = in.port_num;
+		port.link_layer = static_cast<LinkLayer>(in.link_layer);
+		port.gid_valid = in.gid_valid;
+		port.lid = in.lid;
+		port.sm_lid = in.sm_lid;
+		__builtin_memcpy(port.gid, in.gid, sizeof(port.gid));
+		FormatPortGuidName(port.gid, port.guid_name);
+		FormatPortGidName(port.gid, port.gid_name);
+	}
+	*status = Status::kOk;
+	return dev;
+}
+
+Device::~Device() { FreeArray(ports_); }
+
+Port *Device::port(uint32_t number)
+{
+	if (number == 0 || number > port_count_)
+		return nullptr;
+	return &ports_[number - 1];
+}
+
+DeviceRegistry::~DeviceRegistry()
+{
+	/* Every device must have been removed by the ib_client first. */
+	SRPT_WARN_ON(!devices_.empty());
+}
+
+Status DeviceRegistry::Add(const srpt_device_desc &desc, Device **device)
+{
+	Status status;
+	Device *dev = Device::Create(desc, &status);
+	if (!dev)
+		return status;
+
+	ModuleState &state = GetModuleState();
+	if (state.service_guid == 0) {
+		state.service_guid = dev->node_guid();
+		SRPT_INFO(nullptr, "service GUID 0x%016llx (node GUID of %s)",
+			  static_cast<unsigned long long>(state.service_guid),
+			  dev->name());
+	}
+
+	SRPT_INFO(nullptr, "device %s: node GUID 0x%016llx, %u port(s)",
+		  dev->name(),
+		  static_cast<unsigned long long>(dev->node_guid()),
+		  dev->port_count());
+	for (uint32_t n = 1; n <= dev->port_count(); n++) {
+		const Port &port = *dev->port(n);
+		if (!port.gid_valid) {
+			SRPT_WARNING(nullptr,
+				     "device %s port %u: GID 0 unreadable, "
+				     "port has no name",
+				     dev->name(), n);
+			continue;
+		}
+		SRPT_INFO(nullptr,
+			  "device %s port %u: %s, GUID name %s, GID name %s",
+			  dev->name(), n, LinkLayerName(port.link_layer),
+			  port.guid_name, port.gid_name);
+	}
+
+	MutexGuard guard(mutex_);
+	devices_.push_back(*dev);
+	*device = dev;
+	return Status::kOk;
+}
+
+void DeviceRegistry::Remove(Device *device)
+{
+	{
+		MutexGuard guard(mutex_);
+		devices_.erase(*device);
+	}
+	SRPT_INFO(nullptr, "device %s removed", device->name());
+	delete device;
+}
+
+size_t DeviceRegistry::device_count()
+{
+	MutexGuard guard(mutex_);
+	return devices_.size();
+}
+
+Port *DeviceRegistry::FindPort(const char *name, Device **device)
+{
+	MutexGuard guard(mutex_);
+	Port *found = nullptr;
+	devices_.ForEach([&](Device &dev) {
+		for (uint32_t n = 1; !found && n <= dev.port_count(); n++) {
+			if (dev.port(n)->HasName(name)) {
+				found = dev.port(n);
+				if (device)
+					*device = &dev;
+			}
+		}
+	});
+	return found;
+}
+
+} // namespace srpt

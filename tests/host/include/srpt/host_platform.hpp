@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Controls of the host implementation of the platform API: what a test
+ * uses to make the environment do what the kernel would do at the worst
+ * moment (fail an allocation, run deferred work now, move the clock).
+ */
+#ifndef SRPT_HOST_PLATFORM_HPP
+#define SRPT_HOST_PLATFORM_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <srpt/platform.h>
+
+namespace srpt::host {
+
+/* ---- allocation ---- */
+/* Allocations made and not yet freed. */
+size_t OutstandingAllocations();
+/* Total allocation calls since the last ResetAllocationStats(). */
+size_t AllocationCalls();
+void ResetAllocationStats();
+/*
+ * Makes the @nth allocation from now fail (1 = the next one); 0 disarms.
+ * Only one failure is armed at a time.
+ */
+void FailNthAllocation(size_t nth);
+/* Makes every allocation fail while @on. */
+void FailAllAllocations(bool on);
+
+/* ---- logging ---- */
+struct LogLine {
+	srpt_log_level level;
+	std::string session; /* empty when the line names no session */
+	std::string text;
+};
+const std::vector<LogLine> &Logs();
+void ClearLogs();
+/* True if some captured line contains @needle. */
+bool LogsContain(const std::string &needle);
+
+/* ---- broken invariants (srpt_warn) ---- */
+/*
+ * Called for every srpt_warn(). The default aborts (so a fuzzer reports
+ * it); the unit-test main installs one that fails the current test.
+ */
+void SetWarnHandler(std::function<void(const char *file, int line,
+				       const char *what)> handler);
+size_t WarnCount();
+
+/* ---- deferred work ---- */
+/* Runs queued work items in FIFO order until none is left; returns count. */
+size_t RunPendingWork();
+size_t PendingWork();
+
+/* ---- time ---- */
+void AdvanceClock(uint64_t ns);
+
+/* ---- context ---- */
+/* Spinlocks held by the calling thread (sleeping while > 0 is a bug). */
+int SpinLocksHeld();
+
+} // namespace srpt::host
+
+#endif

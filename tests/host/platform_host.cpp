@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host implementation of include/srpt/platform.h for the unit tests, fuzzers
+ * and benchmarks. Deterministic by design: deferred work runs only when a
+ * test says so, the clock moves only when a test moves it.
+ */
+#include <srpt/host_platform.hpp>
+
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <new>
+
+namespace {
+
+struct AllocHeader {
+	size_t size;
+	uint64_t magic;
+	uint64_t pad; /* keeps the payload 16-byte aligned, as kmalloc does */
+};
+constexpr uint64_t kAllocMagic = 0x53525054414c4c43ull; /* "SRPTALLC" */
+
+std::mutex g_state_mutex;
+size_t g_outstanding = 0;
+size_t g_calls = 0;
+size_t g_fail_countdown = 0;
+bool g_fail_all = false;
+
+std::vector<srpt::host::LogLine> g_logs;
+size_t g_warns = 0;
+std::function<void(const char *, int, const char *)> g_warn_handler;
+
+uint64_t g_clock_ns = 1'000'000'000ull;
+
+thread_local int t_spinlocks_held = 0;
+
+struct HostWork {
+	srpt_work_fn fn;
+	void *ctx;
+	bool pending;
+};
+std::deque<HostWork *> g_work_queue;
+
+struct HostCompletion {
+	std::mutex mutex;
+	std::condition_variable cv;
+	bool done;
+};
+
+static_assert(sizeof(std::mutex) <= SRPT_SPINLOCK_SIZE);
+static_assert(alignof(std::mutex) <= SRPT_SPINLOCK_ALIGN);
+static_assert(sizeof(std::mutex) <= SRPT_MUTEX_SIZE);
+static_assert(alignof(std::mutex) <= SRPT_MUTEX_ALIGN);
+static_assert(sizeof(HostWork) <= SRPT_WORK_SIZE);
+static_assert(alignof(HostWork) <= SRPT_WORK_ALIGN);
+static_assert(sizeof(HostCompletion) <= SRPT_COMPLETION_SIZE);
+static_assert(alignof(HostCompletion) <= SRPT_COMPLETION_ALIGN);
+
+void Warn(const char *file, int line, const char *what)
+{
+	std::function<void(const char *, int, const char *)> handler;
+	{
+		std::lock_guard<std::mutex> guard(g_state_mutex);
+		g_warns++;
+		handler = g_warn_handler;
+	}
+	if (handler) {
+		handler(file, line, what);
+		return;
+	}
+	std::fprintf(stderr, "srpt_warn: %s:%d: %s\n", file, line, what);
+	std::abort();
+}
+
+} // namespace
+
+extern "C" {
+
+void *srpt_kzalloc(size_t size, enum srpt_gfp gfp)
+{
+	if (gfp == SRPT_GFP_KERNEL && t_spinlocks_held > 0)
+		Warn(__FILE__, __LINE__,
+		     "GFP_KERNEL allocation while holding a spinlock");
+	{
+		std::lock_guard<std::mutex> guard(g_state_mutex);
+		g_calls++;
+		if (g_fail_all)
+			return nullptr;
+		if (g_fail_countdown > 0 && --g_fail_countdown == 0)
+			return nullptr;
+	}
+	auto *hdr = static_cast<AllocHeader *>(
+		std::calloc(1, sizeof(AllocHeader) + size));
+	if (!hdr)
+		return nullptr;
+	hdr->size = size;
+	hdr->magic = kAllocMagic;
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_outstanding++;
+	return hdr + 1;
+}
+
+void srpt_kfree(const void *ptr)
+{
+	if (!ptr)
+		return;
+	auto *hdr = const_cast<AllocHeader *>(
+		static_cast<const AllocHeader *>(ptr) - 1);
+	if (hdr->magic != kAllocMagic) {
+		Warn(__FILE__, __LINE__, "srpt_kfree of a foreign pointer");
+		return;
+	}
+	hdr->magic = 0;
+	std::free(hdr);
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_outstanding--;
+}
+
+void srpt_vlog(enum srpt_log_level level, const char *session,
+	       const char *fmt, va_list args)
+{
+	char buf[1024];
+	std::vsnprintf(buf, sizeof(buf), fmt, args);
+	if (std::getenv("SRPT_HOST_LOG"))
+		std::fprintf(stderr, "ib_srpt: %s%s%s%s\n",
+			     session ? "[" : "", session ? session : "",
+			     session ? "] " : "", buf);
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_logs.push_back({level, session ? session : "", buf});
+}
+
+void srpt_log(enum srpt_log_level level, const char *session,
+	      const char *fmt, ...)
+{
+	va_list args;
+	va_start(args, fmt);
+	srpt_vlog(level, session, fmt, args);
+	va_end(args);
+}
+
+void srpt_warn(const char *file, int line, const char *what)
+{
+	Warn(file, line, what);
+}
+
+uint64_t srpt_now_ns(void)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	return g_clock_ns;
+}
+
+void srpt_spin_lock_init(void *lock, enum srpt_lock_class)
+{
+	new (lock) std::mutex();
+}
+
+unsigned long srpt_spin_lock_irqsave(void *lock)
+{
+	static_cast<std::mutex *>(lock)->lock();
+	t_spinlocks_held++;
+	return 0x200; /* "interrupts were on" */
+}
+
+void srpt_spin_unlock_irqrestore(void *lock, unsigned long flags)
+{
+	if (flags != 0x200)
+		Warn(__FILE__, __LINE__, "spin_unlock with foreign flags");
+	t_spinlocks_held--;
+	static_cast<std::mutex *>(lock)->unlock();
+}
+
+void srpt_mutex_init(void *mutex, enum srpt_lock_class)
+{
+	new (mutex) std::mutex();
+}
+
+void srpt_mutex_lock(void *mutex)
+{
+	if (t_spinlocks_held > 0)
+		Warn(__FILE__, __LINE__, "mutex_lock while holding a spinlock");
+	static_cast<std::mutex *>(mutex)->lock();
+}
+
+void srpt_mutex_unlock(void *mutex)
+{
+	static_cast<std::mutex *>(mutex)->unlock();
+}
+
+void srpt_mutex_destroy(void *mutex)
+{
+	static_cast<std::mutex *>(mutex)->~mutex();
+}
+
+void srpt_work_init(void *work, srpt_work_fn fn, void *ctx)
+{
+	new (work) HostWork{fn, ctx, false};
+}
+
+bool srpt_work_queue(void *work)
+{
+	auto *w = static_cast<HostWork *>(work);
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	if (w->pending)
+		return false;
+	w->pending = true;
+	g_work_queue.push_back(w);
+	return true;
+}
+
+bool srpt_work_cancel_sync(void *work)
+{
+	auto *w = static_cast<HostWork *>(work);
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	if (!w->pending)
+		return false;
+	for (auto it = g_work_queue.begin(); it != g_work_queue.end(); ++it) {
+		if (*it == w) {
+			g_work_queue.erase(it);
+			break;
+		}
+	}
+	w->pending = false;
+	return true;
+}
+
+void srpt_work_flush(void *work)
+{
+	auto *w = static_cast<HostWork *>(work);
+	if (!srpt_work_cancel_sync(work))
+		return;
+	w->fn(w->ctx);
+}
+
+void srpt_completion_init(void *completion)
+{
+	auto *c = new (completion) HostCompletion();
+	c->done = false;
+}
+
+void srpt_complete(void *completion)
+{
+	auto *c = static_cast<HostCompletion *>(completion);
+	{
+		std::lock_guard<std::mutex> guard(c->mutex);
+		c->done = true;
+	}
+	c->cv.notify_all();
+}
+
+bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms)
+{
+	auto *c = static_cast<HostCompletion *>(completion);
+	/* What another context would do meanwhile: the queued work. */
+	srpt::host::RunPendingWork();
+	std::unique_lock<std::mutex> lock(c->mutex);
+	return c->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+			      [c] { return c->done; });
+}
+
+} // extern "C"
+
+namespace srpt::host {
+
+size_t OutstandingAllocations()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	return g_outstanding;
+}
+
+size_t AllocationCalls()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	return g_calls;
+}
+
+void ResetAllocationStats()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_calls = 0;
+	g_fail_countdown = 0;
+	g_fail_all = false;
+}
+
+void FailNthAllocation(size_t nth)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_fail_countdown = nth;
+}
+
+void FailAllAllocations(bool on)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_fail_all = on;
+}
+
+const std::vector<LogLine> &Logs() { return g_logs; }
+
+void ClearLogs()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_logs.clear();
+}
+
+bool LogsContain(const std::string &needle)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	for (const LogLine &line : g_logs)
+		if (line.text.find(needle) != std::string::npos)
+			return true;
+	return false;
+}
+
+void SetWarnHandler(
+	std::function<void(const char *file, int line, const char *what)>
+		handler)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_warn_handler = std::move(handler);
+}
+
+size_t WarnCount()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	return g_warns;
+}
+
+size_t RunPendingWork()
+{
+	size_t ran = 0;
+	for (;;) {
+		HostWork *w;
+		{
+			std::lock_guard<std::mutex> guard(g_state_mutex);
+			if (g_work_queue.empty())
+				return ran;
+			w = g_work_queue.front();
+			g_work_queue.pop_front();
+			w->pending = false;
+		}
+		w->fn(w->ctx);
+		ran++;
+	}
+}
+
+size_t PendingWork()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	return g_work_queue.size();
+}
+
+void AdvanceClock(uint64_t ns)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_clock_ns += ns;
+}
+
+int SpinLocksHeld() { return t_spinlocks_held; }
+
+} // namespace srpt::host
