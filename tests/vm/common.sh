@@ -1,0 +1,115 @@
+# Shared host-side settings for the guest harness. Sourced, not run.
+# shellcheck shell=bash
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=${ROOT:-$(cd "$VM_DIR/../.." && pwd)}
+
+# KVER: the kernel the module is built against (never hard-coded). Resolved
+# from the linux-headers-amd64 meta-package's dependency, else the newest
+# /lib/modules/* that has a build tree. Override with KVER=.
+resolve_kver() {
+	local k
+	k=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*linux-headers-\([^ ,(]*\).*/\1/p')
+	if [ -z "$k" ]; then
+		for d in $(ls -d /lib/modules/*/build 2>/dev/null | sort -V); do
+			k=$(basename "$(dirname "$d")")
+		done
+	fi
+	[ -n "$k" ] || { echo "vm: cannot resolve KVER (install linux-headers-amd64 or set KVER=)" >&2; return 1; }
+	echo "$k"
+}
+KVER=${KVER:-$(resolve_kver)}
+
+# Guest packages (debootstrap --include). Part of the image hash.
+GUEST_PKGS="kmod iproute2 rdma-core ibverbs-utils rdmacm-utils perftest srptools
+targetcli-fb python3-rtslib-fb dbus sg3-utils lsscsi fio e2fsprogs xfsprogs
+util-linux procps multipath-tools python3 tar"
+SUITE=${SUITE:-bookworm}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+
+CACHE_BASE=${SRPT_VM_CACHE:-/var/cache/srpt-vm}
+PY=/usr/bin/python3   # Debian's python (matplotlib), not a pyenv shim
+
+# Hash of everything that goes into the cached image.
+image_hash() {
+	{
+		echo "$KVER $SUITE $MIRROR"
+		echo "$GUEST_PKGS"
+		cat "$VM_DIR/build-image.sh" "$VM_DIR/guest/initramfs-init"
+	} | sha256sum | cut -c1-16
+}
+IMAGE_DIR="$CACHE_BASE/$KVER-$(image_hash)"
+
+log() { echo "[vm $(date +%H:%M:%S)] $*" >&2; }
+die() { echo "vm: ERROR: $*" >&2; exit 1; }
+
+# ---- guest launching ---------------------------------------------------
+ART_BASE=${VM_ARTIFACTS:-$ROOT/build/vm-artifacts}
+SRPT=${SRPT:-intree}
+SRPT_KO=${SRPT_KO:-$ROOT/ib_srpt.ko}
+VM_TIMEOUT=${VM_TIMEOUT:-600}
+
+# make_payload DIR SCENARIO ROLE WITH_PORT(0|1) [extra env lines...]
+# -> DIR/payload.cpio.gz holding /payload (= /srpt in the guest)
+make_payload() {
+	local dir=$1 scenario=$2 role=$3 with_port=$4; shift 4
+	local p="$dir/pl/payload"
+	rm -rf "$dir/pl"; mkdir -p "$p/scenarios" "$p/port"
+	cp "$VM_DIR/guest/guest-init.sh" "$VM_DIR/guest/lib.sh" "$p/"
+	cp "$VM_DIR"/guest/scenarios/*.sh "$p/scenarios/"
+	if [ "$with_port" = 1 ]; then cp "$SRPT_KO" "$p/port/ib_srpt.ko"; fi
+	{
+		echo "SCENARIO=$scenario"
+		echo "SRPT=$SRPT"
+		echo "ROLE=$role"
+		echo "GUEST_NAME=srpt-${role:-guest}"
+		echo "GUEST_TIMEOUT=$((VM_TIMEOUT - 60))"
+		local l; for l in "$@"; do echo "$l"; done
+	} >"$p/config.env"
+	(cd "$dir/pl" && find payload | cpio -o -H newc --quiet | gzip -1) >"$dir/payload.cpio.gz"
+	cat "$IMAGE_DIR/initramfs.cpio.gz" "$dir/payload.cpio.gz" >"$dir/initrd"
+	rm -rf "$dir/pl"
+}
+
+# start_guest DIR SMP MEM [qemu args...]: boots, sets GUEST_PID.
+# DIR gets serial.log, out.img (results tar written by the guest).
+start_guest() {
+	local dir=$1 smp=$2 mem=$3; shift 3
+	rm -f "$dir/out.img"; truncate -s 256M "$dir/out.img"
+	qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem" \
+		-display none -monitor none -serial "file:$dir/serial.log" \
+		-no-reboot -nic none \
+		-kernel "$IMAGE_DIR/vmlinux" -initrd "$dir/initrd" \
+		-append "console=ttyS0 panic=-1 loglevel=5 hung_task_timeout_secs=60 net.ifnames=0" \
+		-drive "file=$IMAGE_DIR/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
+		-drive "file=$dir/out.img,if=virtio,format=raw" \
+		"$@" >"$dir/qemu.log" 2>&1 &
+	GUEST_PID=$!
+	echo "$GUEST_PID" >"$dir/qemu.pid"
+}
+
+# wait_guest DIR PID TIMEOUT: 0 if the guest powered off in time, 1 if it
+# was killed by the timeout (by its PID only).
+wait_guest() {
+	local dir=$1 pid=$2 tmo=$3 t=0
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$t" -ge "$tmo" ]; then
+			echo "TIMEOUT after ${tmo}s: killing qemu pid $pid" >>"$dir/qemu.log"
+			kill "$pid" 2>/dev/null; sleep 2; kill -9 "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			return 1
+		fi
+		sleep 1; t=$((t + 1))
+	done
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# collect DIR: unpack the guest's results tar (if any) into DIR/guest/
+collect() {
+	local dir=$1
+	rm -rf "$dir/guest"; mkdir -p "$dir/guest"
+	tar -xf "$dir/out.img" -C "$dir/guest" 2>/dev/null || true
+	rm -f "$dir/out.img" "$dir/initrd" "$dir/payload.cpio.gz"
+}

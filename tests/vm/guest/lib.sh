@@ -1,0 +1,326 @@
+# Guest-side helpers shared by the scenarios. Sourced by bash.
+# Every check either passes or ends the scenario with "FAIL: <why>".
+# shellcheck shell=bash
+
+CFG=/sys/kernel/config/target
+SRPT_CFG=$CFG/srpt
+KVER_G=$(uname -r)
+OUT=${OUT:-/results/$SCENARIO}
+RDMA_CM_PORT=${RDMA_CM_PORT:-5555}
+T0=$(date +%s.%N)
+
+ts() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%6.1fs", b-a}'; }
+step() { echo "[$(ts)] == $*"; }
+ok() { echo "[$(ts)] ok: $*"; }
+fail() {
+	echo "[$(ts)] FAIL: $*"
+	echo "---- last dmesg lines ----"; dmesg | tail -25
+	exit 1
+}
+# run "description" cmd...: run, show output, fail with the description.
+run() {
+	local d=$1; shift
+	local out
+	if out=$("$@" 2>&1); then
+		[ -n "$out" ] && echo "$out"
+		ok "$d"
+	else
+		local rc=$?
+		echo "$out"
+		fail "$d (exit $rc: $*)"
+	fi
+}
+# wait_for SECONDS "description" cmd...: poll until cmd succeeds.
+wait_for() {
+	local secs=$1 d=$2; shift 2
+	local end=$(( $(date +%s) + secs ))
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+gid_hex() { # gid_hex DEV [IDX]: 32 lowercase hex digits of a GID
+	tr -d ':\n' <"/sys/class/infiniband/$1/ports/1/gids/${2:-0}"
+}
+node_guid_hex() { tr -d ':\n' <"/sys/class/infiniband/$1/node_guid"; }
+ipv6_ll() { ip -6 addr show dev "$1" scope link | awk '/inet6/{sub("/.*","",$2); print $2; exit}'; }
+
+# Network + soft-RoCE -----------------------------------------------------
+
+# setup_veth_rxe: rxe0 on veth0, rxe1 on veth1. Both netdevs live in the one
+# network namespace, so an address of the pair routes via lo: RDMA/CM binds
+# the initiator's connection to the device that owns the dialled address.
+# The single-host scenarios therefore log in from rxe1 to rxe1's own address
+# (rxe loopback) and export rxe1's port; the two-host scenario crosses a wire.
+TGT_IP4=169.254.55.2
+OTHER_IP4=169.254.55.1
+setup_veth_rxe() {
+	step "veth pair + rdma_rxe"
+	sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0
+	run "veth pair" ip link add veth0 type veth peer name veth1
+	ip link set veth0 address 52:54:00:aa:00:01
+	ip link set veth1 address 52:54:00:aa:00:02
+	ip addr add $OTHER_IP4/24 dev veth0
+	ip addr add $TGT_IP4/24 dev veth1
+	ip link set veth0 up; ip link set veth1 up
+	run "modprobe rdma_rxe" modprobe rdma_rxe
+	run "rxe0 on veth0" rdma link add rxe0 type rxe netdev veth0
+	run "rxe1 on veth1" rdma link add rxe1 type rxe netdev veth1
+	wait_for 10 "ipv6 ll" test -n "$(ipv6_ll veth1)" || fail "no IPv6 link-local on veth1"
+	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state ||
+		fail "rxe1 port not ACTIVE: $(cat /sys/class/infiniband/rxe1/ports/1/state)"
+	rdma link show
+	echo "rxe0 gid0 $(gid_hex rxe0)  rxe1 gid0 $(gid_hex rxe1)"
+}
+
+# setup_nic_rxe IP: the two-host case, rxe0 on the virtio NIC eth0-ish
+setup_nic_rxe() {
+	local ip4=$1 nic
+	step "virtio NIC + rdma_rxe"
+	sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0
+	modprobe virtio_net
+	wait_for 10 nic sh -c 'ls /sys/class/net | grep -v -e ^lo -e ^veth -q' || fail "no virtio NIC"
+	nic=$(ls /sys/class/net | grep -v -e '^lo$' | head -1)
+	sysctl -qw "net.ipv6.conf.$nic.accept_dad=0"
+	ip addr add "$ip4/24" dev "$nic"
+	ip link set "$nic" up
+	run "modprobe rdma_rxe" modprobe rdma_rxe
+	run "rxe0 on $nic" rdma link add rxe0 type rxe netdev "$nic"
+	wait_for 10 "ipv6 ll" test -n "$(ipv6_ll "$nic")" || fail "no IPv6 link-local on $nic"
+	wait_for 10 "rxe0 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state ||
+		fail "rxe0 not ACTIVE"
+	NIC=$nic
+	rdma link show
+}
+
+# Target -----------------------------------------------------------------
+
+load_srpt() {
+	step "load ib_srpt (SRPT=$SRPT)"
+	local out
+	if ! out=$(modprobe ib_srpt 2>&1); then
+		echo "$out"
+		fail "modprobe ib_srpt failed (SRPT=$SRPT): ${out:-no message}"
+	fi
+	[ -d /sys/module/ib_srpt ] || fail "ib_srpt not loaded after modprobe (SRPT=$SRPT)"
+	local path; path=$(modinfo -n ib_srpt)
+	echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
+	if [ "$SRPT" = port ]; then
+		case $path in */updates/*) ;; *) fail "SRPT=port but modprobe resolved $path, not updates/";; esac
+	else
+		case $path in */updates/*) fail "SRPT=intree but modprobe resolved $path";; esac
+	fi
+	ok "ib_srpt loaded ($path)"
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+	modprobe target_core_mod
+	if [ ! -d "$SRPT_CFG" ] && ! mkdir "$SRPT_CFG" 2>/tmp/mkdir.err; then
+		fail "ib_srpt did not register the 'srpt' target fabric: mkdir $SRPT_CFG: $(cat /tmp/mkdir.err)"
+	fi
+	[ -f "$SRPT_CFG/discovery_auth/rdma_cm_port" ] ||
+		fail "ib_srpt fabric has no discovery_auth/rdma_cm_port attribute"
+	ok "srpt fabric registered in configfs"
+}
+
+# srpt_guid: the target port id half (srpt_service_guid, default node GUID
+# of the first HCA), as 16 hex digits.
+srpt_guid() {
+	local g
+	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid 2>/dev/null)
+	g=${g#0x}
+	if [ -z "$g" ] || [ "$((16#$g))" = 0 ]; then g=$(node_guid_hex "${1:-rxe0}"); fi
+	printf '%016x\n' "$((16#$g))"
+}
+
+# targetcli_config PORT_GID_HEX ACL_HEX [RD_MB] [FILE_MB]
+# Standard configuration: ramdisk (rd_mcp) LUN 0, fileio LUN 1, one ACL.
+targetcli_config() {
+	local port=$1 acl=$2 rdmb=${3:-64} fmb=${4:-64}
+	step "targetcli: rd_mcp + fileio LUNs, ACL ib.$acl on ib.$port"
+	rm -f /var/tmp/fileio0.img
+	local t=$(date +%s.%N)
+	targetcli >/tmp/targetcli.out 2>&1 <<TC
+set global auto_cd_after_create=false
+/backstores/ramdisk create name=rd0 size=${rdmb}M
+/backstores/fileio create name=file0 file_or_dev=/var/tmp/fileio0.img size=${fmb}M
+/srpt create ib.$port
+/srpt/ib.$port/luns create /backstores/ramdisk/rd0
+/srpt/ib.$port/luns create /backstores/fileio/file0
+/srpt/ib.$port/acls create ib.$acl
+exit
+TC
+	cat /tmp/targetcli.out
+	echo "targetcli took $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')s"
+	# batch mode does not report failures: verify configfs.
+	local tpg=$SRPT_CFG/0x$port/tpgt_1
+	[ -d "$tpg" ] || fail "targetcli: no $tpg"
+	[ "$(cat "$tpg/enable")" = 1 ] || fail "targetcli: $tpg not enabled"
+	[ -d "$tpg/lun/lun_0" ] && [ -d "$tpg/lun/lun_1" ] || fail "targetcli: LUNs missing in $tpg/lun"
+	[ -d "$tpg/acls/0x$acl" ] || fail "targetcli: ACL 0x$acl missing: $(ls "$tpg/acls")"
+	[ -d "$tpg/acls/0x$acl/lun_0" ] && [ -d "$tpg/acls/0x$acl/lun_1" ] || fail "targetcli: mapped LUNs missing in ACL"
+	[ -d $CFG/core/rd_mcp_0/rd0 ] || [ -n "$(ls -d $CFG/core/rd_mcp_*/rd0 2>/dev/null)" ] || fail "no rd_mcp backstore"
+	ok "targetcli configuration present in configfs"
+}
+
+set_rdma_cm_port() {
+	echo "${1:-$RDMA_CM_PORT}" >"$SRPT_CFG/discovery_auth/rdma_cm_port" ||
+		fail "cannot write rdma_cm_port"
+	[ "$(cat "$SRPT_CFG/discovery_auth/rdma_cm_port")" = "${1:-$RDMA_CM_PORT}" ] || fail "rdma_cm_port readback"
+	ok "rdma_cm_port = $(cat "$SRPT_CFG/discovery_auth/rdma_cm_port")"
+}
+
+# Initiator --------------------------------------------------------------
+
+srp_hosts() { for h in /sys/class/scsi_host/host*; do [ "$(cat "$h/proc_name" 2>/dev/null)" = ib_srp ] && basename "$h"; done; }
+
+# srp_login HCA "id_ext=...,...,dest=..."  -> sets SRP_HOST, DEV_LUN0, DEV_LUN1
+srp_login() {
+	local hca=$1 params=$2 nluns=${3:-2}
+	modprobe -a sd_mod sg ib_srp || fail "modprobe ib_srp"
+	local f=/sys/class/infiniband_srp/srp-$hca-1/add_target
+	[ -e "$f" ] || fail "no $f"
+	local before; before=$(srp_hosts)
+	local t=$(date +%s.%N)
+	echo "add_target: $params"
+	if ! echo "$params" >"$f" 2>/tmp/login.err; then
+		LOGIN_ERR=$(cat /tmp/login.err)
+		return 1
+	fi
+	SRP_HOST=
+	local h
+	for h in $(srp_hosts); do echo "$before" | grep -qx "$h" || SRP_HOST=$h; done
+	[ -n "$SRP_HOST" ] || fail "login succeeded but no new ib_srp SCSI host"
+	local hn=${SRP_HOST#host}
+	wait_for 20 "luns" sh -c "[ \$(ls -d /sys/class/scsi_device/$hn:*/device/block/* 2>/dev/null | wc -l) -ge $nluns ]" ||
+		fail "LUNs did not appear on $SRP_HOST: $(ls /sys/class/scsi_device/)"
+	DEV_LUN0=/dev/$(ls /sys/class/scsi_device/$hn:0:0:0/device/block/)
+	DEV_LUN1=/dev/$(ls /sys/class/scsi_device/$hn:0:0:1/device/block/ 2>/dev/null)
+	wait_for 10 "dev nodes" test -b "$DEV_LUN0" || fail "no $DEV_LUN0"
+	echo "login + scan took $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')s: $SRP_HOST lun0=$DEV_LUN0 lun1=$DEV_LUN1"
+	lsscsi -t 2>/dev/null | grep -i srp || lsscsi
+	return 0
+}
+
+srp_logout() {
+	step "logout"
+	local p
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] && echo 1 >"$p/delete"
+	done
+	wait_for 20 "hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
+		fail "srp remote ports still present after delete"
+	ok "initiator logged out"
+}
+
+# wait until the target has released its channels (no RC QPs left)
+wait_target_idle() {
+	wait_for "${1:-30}" "rc qps gone" sh -c '! rdma res show qp 2>/dev/null | grep -q "type RC"' ||
+		fail "RC QPs still present $1s after logout: $(rdma res show qp)"
+	ok "no RC QPs left (channels released)"
+}
+
+# I/O checks -------------------------------------------------------------
+
+dd_cmp() { # dd_cmp DEV MB SEEK_MB
+	local dev=$1 mb=${2:-8} seek=${3:-0}
+	head -c "${mb}M" /dev/urandom >/tmp/pattern
+	dd if=/tmp/pattern of="$dev" bs=1M seek="$seek" oflag=direct conv=fsync status=none ||
+		fail "dd write to $dev"
+	echo 3 >/proc/sys/vm/drop_caches
+	dd if="$dev" bs=1M skip="$seek" count="$mb" iflag=direct status=none >/tmp/readback ||
+		fail "dd read from $dev"
+	cmp /tmp/pattern /tmp/readback || fail "data mismatch on $dev (${mb} MiB @ ${seek} MiB)"
+	ok "dd+cmp $dev ${mb} MiB @ ${seek} MiB"
+	rm -f /tmp/pattern /tmp/readback
+}
+
+fio_verify() { # fio_verify DEV
+	local dev=$1 name; name=$(basename "$dev")
+	fio --name=verify-$name --filename="$dev" --direct=1 --ioengine=libaio --iodepth=16 \
+		--rw=randwrite --bs=4k --size=16M --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output="$OUT/fio-verify-$name.txt" >/dev/null 2>&1
+	local rc=$?
+	grep -E 'err=|IOPS' "$OUT/fio-verify-$name.txt" | head -4
+	[ $rc = 0 ] || fail "fio --verify=crc32c on $dev exit $rc"
+	grep -q 'err= 0' "$OUT/fio-verify-$name.txt" || fail "fio verify on $dev reported errors"
+	ok "fio randwrite 16 MiB --verify=crc32c on $dev"
+}
+
+fs_write_verify() { # fs_write_verify DEV
+	local dev=$1
+	run "mkfs.ext4 $dev" mkfs.ext4 -q -F "$dev"
+	mkdir -p /mnt/srp
+	run "mount $dev" mount "$dev" /mnt/srp
+	local i
+	for i in $(seq 1 12); do
+		head -c $(( (i * 37 % 29 + 1) * 64 ))K /dev/urandom >/mnt/srp/file$i || fail "write file$i"
+	done
+	mkdir -p /mnt/srp/dir; cp /mnt/srp/file1 /mnt/srp/dir/copy
+	(cd /mnt/srp && sha256sum file* dir/copy) >/tmp/sums
+	run "umount" umount /mnt/srp
+	echo 3 >/proc/sys/vm/drop_caches
+	run "remount $dev" mount "$dev" /mnt/srp
+	(cd /mnt/srp && sha256sum -c --quiet /tmp/sums) || fail "checksums differ after remount"
+	ok "ext4 on $dev: $(wc -l </tmp/sums) files verified after remount"
+	umount /mnt/srp || fail "umount"
+	cp /tmp/sums "$OUT/fs-sums.txt"
+}
+
+fs_verify_again() { # fs_verify_again DEV: files written in an earlier session
+	local dev=$1
+	run "mount $dev (new session)" mount "$dev" /mnt/srp
+	(cd /mnt/srp && sha256sum -c --quiet /tmp/sums) || fail "checksums differ in the new session"
+	ok "ext4 files from the previous session verified on $dev"
+	umount /mnt/srp || fail "umount"
+}
+
+# Teardown ---------------------------------------------------------------
+
+target_teardown() {
+	step "targetcli clearconfig + fabric dirs"
+	if [ -d "$SRPT_CFG" ]; then
+		echo 0 >"$SRPT_CFG/discovery_auth/rdma_cm_port" 2>/dev/null
+	fi
+	targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || { cat /tmp/clear.out; fail "targetcli clearconfig"; }
+	cat /tmp/clear.out
+	local d
+	for d in "$CFG"/*; do
+		[ "$(basename "$d")" = core ] && continue
+		[ -d "$d" ] && { rmdir "$d" || fail "rmdir fabric dir $d"; }
+	done
+	[ -z "$(ls "$CFG/core" 2>/dev/null | grep -v -e '^alua$' -e '^user_')" ] ||
+		fail "backstores left after clearconfig: $(ls $CFG/core)"
+	ok "configfs cleared"
+}
+
+unload_all() {
+	step "unload every module loaded by the scenario"
+	local p m left
+	ip link del veth0 2>/dev/null
+	for d in $(ls /sys/class/infiniband 2>/dev/null); do rdma link delete "$d" 2>/dev/null; done
+	for p in 1 2 3 4 5 6 7 8; do
+		left=
+		for m in $(lsmod | awk 'NR>1{print $1}' | sort | comm -23 - /run/modules.base); do
+			if [ "$(cat /sys/module/$m/refcnt 2>/dev/null)" = 0 ]; then
+				rmmod "$m" 2>/dev/null || left="$left $m"
+			else
+				left="$left $m"
+			fi
+		done
+		[ -z "$left" ] && break
+		sleep 0.5
+	done
+	[ -z "$left" ] || { lsmod; fail "modules could not be unloaded:$left"; }
+	ok "all scenario modules unloaded"
+}
+
+# dmesg must be clean of these.
+BAD_DMESG='WARNING|\bBUG\b|Oops|refcount|hung_task|blocked for more than|still waiting|leak|general protection|Call Trace|KASAN|UBSAN'
+check_dmesg() {
+	step "dmesg check"
+	local bad
+	bad=$(dmesg | grep -E "$BAD_DMESG")
+	[ -z "$bad" ] || { echo "$bad"; fail "dmesg shows $(echo "$bad" | wc -l) bad line(s): $(echo "$bad" | head -1)"; }
+	ok "dmesg clean of WARNING/BUG/Oops/refcount/hung-task/still waiting/leak"
+}

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Scenario e2e: one guest, rxe0 (target) and rxe1 (initiator) on a veth pair.
+. /srpt/lib.sh
+
+setup_veth_rxe
+load_srpt
+TGT_PORT=$(gid_hex rxe1)        # exported port: rxe1 (see setup_veth_rxe)
+INI_ID=$(gid_hex rxe1)          # initiator_ext = GID prefix -> port id = GID 0
+GUID=$(srpt_guid rxe0)
+echo "target port ib.$TGT_PORT, initiator id 0x$INI_ID, service guid $GUID"
+targetcli_config "$TGT_PORT" "$INI_ID"
+set_rdma_cm_port
+
+LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}"
+
+step "login over RDMA/CM IPv4 ($TGT_IP4:$RDMA_CM_PORT)"
+srp_login rxe1 "$LOGIN,dest=$TGT_IP4:$RDMA_CM_PORT" || fail "IPv4 login failed: $LOGIN_ERR"
+ok "IPv4 login"
+dd_cmp "$DEV_LUN0" 8 0
+dd_cmp "$DEV_LUN0" 4 40
+dd_cmp "$DEV_LUN1" 8 0
+dd_cmp "$DEV_LUN1" 4 40
+fio_verify "$DEV_LUN0"
+fio_verify "$DEV_LUN1"
+fs_write_verify "$DEV_LUN1"
+srp_logout
+wait_target_idle 30
+
+TGT_LL=$(ipv6_ll veth1)
+IFIDX=$(cat /sys/class/net/veth1/ifindex)
+step "login over RDMA/CM IPv6 link-local ([$TGT_LL%$IFIDX]:$RDMA_CM_PORT)"
+srp_login rxe1 "$LOGIN,dest=[$TGT_LL%$IFIDX]:$RDMA_CM_PORT" || fail "IPv6 login failed: $LOGIN_ERR"
+ok "IPv6 link-local login"
+dd_cmp "$DEV_LUN0" 8 16
+fs_verify_again "$DEV_LUN1"
+dd_cmp "$DEV_LUN1" 8 0
+srp_logout
+wait_target_idle 30
+
+target_teardown
+unload_all
+check_dmesg
+echo "e2e: all checks passed"

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Runs guest scenarios under QEMU (TCG) and reports PASS/FAIL per scenario
+# and a closing 'N passed, N failed' line.
+#
+#   tests/vm/run.sh [scenario...]        (default: e2e configfs twohost)
+#   SRPT=intree|port   which ib_srpt the target loads (default intree)
+#   SRPT_KO=path       the port's module (default $ROOT/ib_srpt.ko)
+#   VM_TIMEOUT=secs    per guest; a guest still running then is killed (600)
+#   VM_ARTIFACTS=dir   default $ROOT/build/vm-artifacts -> <dir>/<SRPT>/<scenario>/
+# Scenarios: e2e configfs twohost demo (any guest/scenarios/<name>.sh runs
+# in a single guest; twohost boots two guests joined by a socket network).
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+case $SRPT in intree|port) ;; *) die "SRPT must be intree or port, not '$SRPT'";; esac
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(e2e configfs twohost)
+
+"$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+
+passed=0 failed=0
+results=()
+
+port_precheck() { # prints a reason and returns 1 if SRPT=port cannot run
+	[ "$SRPT" = port ] || return 0
+	if [ ! -f "$SRPT_KO" ]; then
+		echo "SRPT=port but the port's module $SRPT_KO does not exist (run make)"; return 1
+	fi
+	local vm; vm=$(modinfo -F vermagic "$SRPT_KO" 2>/dev/null | awk '{print $1}')
+	if [ "$vm" != "$KVER" ]; then
+		echo "SRPT=port: $SRPT_KO vermagic '$vm' does not match guest kernel $KVER"; return 1
+	fi
+	return 0
+}
+
+with_port() { [ "$SRPT" = port ] && echo 1 || echo 0; }
+
+# guest_verdict DIR SCENARIO HUNG -> sets VERDICT (PASS|FAIL) and REASON
+guest_verdict() {
+	local dir=$1 sc=$2 hung=$3
+	VERDICT=FAIL REASON=
+	if [ "$hung" = 1 ]; then
+		REASON="guest hung: killed after ${VM_TIMEOUT}s (see $dir/serial.log)"
+	elif [ ! -f "$dir/rc" ]; then
+		REASON="no results from the guest (crashed? see $dir/serial.log)"
+	elif [ "$(cat "$dir/rc")" = 0 ]; then
+		VERDICT=PASS
+	else
+		REASON=$(grep -a 'FAIL:' "$dir/log" | tail -1 | sed 's/^.*FAIL: //')
+		[ -n "$REASON" ] || REASON="scenario exited $(cat "$dir/rc") (see $dir/log)"
+		[ "$(cat "$dir/rc")" = 124 ] && REASON="scenario timed out inside the guest; $REASON"
+	fi
+	if grep -aqE 'Oops|BUG:|Kernel panic' "$dir/serial.log" 2>/dev/null; then
+		VERDICT=FAIL
+		REASON="${REASON:+$REASON; }kernel: $(grep -aE 'Oops|BUG:|Kernel panic' "$dir/serial.log" | head -1)"
+	fi
+}
+
+# boot one guest for SCENARIO in DIR; returns hung flag in HUNG
+boot_one() {
+	local dir=$1 sc=$2 role=$3 smp=$4 mem=$5; shift 5
+	mkdir -p "$dir"
+	make_payload "$dir" "$sc" "$role" "$(with_port)"
+	start_guest "$dir" "$smp" "$mem" "$@"
+}
+finish_one() { # finish_one DIR SCENARIO PID
+	local dir=$1 sc=$2 pid=$3 hung=0
+	wait_guest "$dir" "$pid" "$VM_TIMEOUT" || hung=1
+	collect "$dir"
+	if [ -d "$dir/guest/$sc" ]; then
+		mv "$dir/guest/$sc"/* "$dir/" 2>/dev/null
+	fi
+	rm -rf "$dir/guest"
+	guest_verdict "$dir" "$sc" "$hung"
+}
+
+report() { # report SCENARIO VERDICT SECONDS REASON
+	if [ "$2" = PASS ]; then
+		passed=$((passed + 1)); printf 'PASS  %-10s (%ss, SRPT=%s)\n' "$1" "$3" "$SRPT"
+	else
+		failed=$((failed + 1)); printf 'FAIL  %-10s (%ss, SRPT=%s): %s\n' "$1" "$3" "$SRPT" "$4"
+	fi
+	results+=("$2 $1")
+}
+
+run_single() {
+	local sc=$1 dir="$ART_BASE/$SRPT/$1" t0; t0=$(date +%s)
+	rm -rf "$dir"; mkdir -p "$dir"
+	[ -f "$VM_DIR/guest/scenarios/$sc.sh" ] || { report "$sc" FAIL 0 "unknown scenario"; return; }
+	local why; if ! why=$(port_precheck); then report "$sc" FAIL 0 "$why"; return; fi
+	log "$sc: booting guest (SRPT=$SRPT, artifacts $dir)"
+	boot_one "$dir" "$sc" single 2 2G
+	finish_one "$dir" "$sc" "$GUEST_PID"
+	report "$sc" "$VERDICT" $(( $(date +%s) - t0 )) "$REASON"
+}
+
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# twohost: target guest + initiator guest on a QEMU socket network (loopback).
+run_twohost() {
+	local sc=twohost dir="$ART_BASE/$SRPT/twohost" t0; t0=$(date +%s)
+	rm -rf "$dir"; mkdir -p "$dir"
+	local why; if ! why=$(port_precheck); then report "$sc" FAIL 0 "$why"; return; fi
+	local port; port=$(free_port)
+	log "twohost: target + initiator guests, socket network 127.0.0.1:$port (artifacts $dir)"
+	boot_one "$dir/target" twohost-target target 1 1536M \
+		-netdev "socket,id=n0,listen=127.0.0.1:$port" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:bb:00:01"
+	local tpid=$GUEST_PID i
+	for i in $(seq 1 50); do
+		"$PY" -c "import socket; socket.create_connection(('127.0.0.1',$port),1).close()" 2>/dev/null && break
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.2
+	done
+	# note: the probe connection above is accepted and dropped by qemu; the
+	# initiator's connection is the one that stays.
+	boot_one "$dir/initiator" twohost-initiator initiator 1 1536M \
+		-netdev "socket,id=n0,connect=127.0.0.1:$port" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:bb:00:02"
+	local ipid=$GUEST_PID
+	finish_one "$dir/initiator" twohost-initiator "$ipid"
+	local iv=$VERDICT ir=$REASON
+	finish_one "$dir/target" twohost-target "$tpid"
+	local tv=$VERDICT tr=$REASON
+	if [ "$iv" = PASS ] && [ "$tv" = PASS ]; then
+		report "$sc" PASS $(( $(date +%s) - t0 )) ""
+	else
+		local r=
+		[ "$iv" = PASS ] || r="initiator: $ir"
+		[ "$tv" = PASS ] || r="${r:+$r; }target: $tr"
+		report "$sc" FAIL $(( $(date +%s) - t0 )) "$r"
+	fi
+}
+
+for sc in "${scenarios[@]}"; do
+	case $sc in
+	twohost) run_twohost ;;
+	*) run_single "$sc" ;;
+	esac
+done
+echo "artifacts: $ART_BASE/$SRPT/"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
