@@ -8,9 +8,11 @@ KVER ?= $(shell $(ROOT)/scripts/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD := $(ROOT)/build
 
-export ROOT KVER KDIR
+# Not exported: `make check` installs the headers first, and the sub-makes
+# it runs must resolve KVER again rather than inherit a guess made before.
+export ROOT
 
-.PHONY: all module install uninstall unit check clean deps help
+.PHONY: all module install uninstall unit check clean deps help demo vm-image vm-check bench
 
 all: module
 
@@ -27,7 +29,12 @@ uninstall:
 	depmod -a $(KVER)
 
 deps:
-	$(ROOT)/scripts/install-deps.sh test
+	$(ROOT)/scripts/install-deps.sh all
+
+# The guest targets (tests/vm/vm.mk) need the host packages and, for
+# SRPT=port, the module: added here as prerequisites, recipes live there.
+demo vm-image vm-check bench: deps
+demo vm-check bench: module
 
 # ---- Host build of the C++ core (GoogleTest, ASan + UBSan) ----------------
 

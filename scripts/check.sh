@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `make check`: every test suite of the project, one after the other.
+# Each suite's full output goes to build/check/<suite>.log; this prints one
+# line per suite and, last, the total as 'N passed, N failed'.
+#
+# CHECK_SUITES selects suites (default: all of them, in this order):
+#   deps module build unit fuzz vm
+# A suite that cannot run is reported as failed, never as passed.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logdir=$top/build/check
+mkdir -p "$logdir"
+suites=${CHECK_SUITES:-deps module build unit fuzz vm}
+total_pass=0 total_fail=0
+
+# Counts from a suite's log: gtest's summary, else the last plain
+# 'N passed, N failed' line; a suite without either counts by exit code.
+count() { # log rc
+	local log=$1 rc=$2 p f line
+	if grep -q '^\[==========\] .* ran\.' "$log"; then
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n1)
+		f=$(sed -n 's/^ *\([0-9]*\) FAILED TEST.*/\1/p' "$log" | tail -n1)
+		p=${p:-0} f=${f:-0}
+	elif line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1) && [ -n "$line" ]; then
+		p=$(printf '%s' "$line" | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed.*/\2/')
+		f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	elif [ "$rc" -eq 0 ]; then
+		p=1 f=0
+	else
+		p=0 f=1
+	fi
+	# A suite that failed but counted no failure still failed.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	echo "$p $f"
+}
+
+run_suite() { # name, command...
+	local name=$1; shift
+	local log=$logdir/$name.log start end rc p f
+	start=$(date +%s)
+	"$@" >"$log" 2>&1
+	rc=$?
+	end=$(date +%s)
+	read -r p f < <(count "$log" "$rc")
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	printf '%-6s %-8s %4d passed / %d failed  (%ds, log: %s)\n' \
+		"$([ "$f" -eq 0 ] && echo PASS || echo FAIL)" "$name" "$p" "$f" \
+		"$((end - start))" "${log#"$top"/}"
+	if [ "$f" -ne 0 ]; then
+		grep -E 'FAIL|Error|error:|\[  FAILED  \]' "$log" | head -n 15 | sed 's/^/       /'
+	fi
+}
+
+for suite in $suites; do
+	case $suite in
+	deps) run_suite deps scripts/install-deps.sh all ;;
+	module) run_suite module make --no-print-directory module ;;
+	build) run_suite build tests/build/run.sh ;;
+	unit) run_suite unit make --no-print-directory unit ;;
+	fuzz) run_suite fuzz make --no-print-directory fuzz-smoke ;;
+	vm) run_suite vm make --no-print-directory vm-check ;;
+	*) echo "check: unknown suite '$suite'"; total_fail=$((total_fail + 1)) ;;
+	esac
+done
+
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Checks of the module build itself: what it must refuse (kernel headers in
+# C++, global constructors) and what the built ib_srpt.ko must show (the
+# in-tree parameters, vermagic of the headers, C++ objects that objtool
+# processed). Prints one line per case and 'N passed, N failed'.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KVER=${KVER:-$("$top/scripts/kver.sh")}
+KDIR=${KDIR:-/lib/modules/$KVER/build}
+ko=$top/ib_srpt.ko
+work=$(mktemp -d /tmp/srpt-buildtest.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+
+result() { # name, status (0 = pass), detail
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1)); echo "PASS $1"
+	else
+		failed=$((failed + 1)); echo "FAIL $1: $3"
+	fi
+}
+
+# A copy of the tree with one extra C++ file; must fail with @expect.
+build_must_fail() { # name, file content, expected message
+	local name=$1 content=$2 expect=$3 tree=$work/$1
+	mkdir -p "$tree"
+	(cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$tree"
+	(cd "$tree" && make -s -C "$KDIR" M="$tree" clean >/dev/null 2>&1)
+	printf '%s\n' "$content" >"$tree/src/zz_probe.cpp"
+	local log=$work/$name.log
+	if make -C "$KDIR" M="$tree" modules >"$log" 2>&1; then
+		result "$name" 1 "the build succeeded"
+	elif grep -q -- "$expect" "$log"; then
+		result "$name" 0 ""
+	else
+		result "$name" 1 "failed without '$expect': $(grep -m3 -i error "$log" | tr '\n' ' ')"
+	fi
+}
+
+[ -f "$ko" ] || { echo "FAIL no $ko: run make first"; echo "0 passed, 1 failed"; exit 1; }
+
+build_must_fail cxx-includes-linux-header-fails \
+	'#include <linux/types.h>
+int srpt_probe(void);
+int srpt_probe(void) { return 0; }' \
+	'linux/types.h: No such file or directory'
+
+build_must_fail cxx-includes-libc-header-fails \
+	'#include <cstring>
+int srpt_probe(void);
+int srpt_probe(void) { return 0; }' \
+	'No such file or directory'
+
+build_must_fail cxx-global-constructor-fails \
+	'int srpt_probe_value(void);
+struct Probe { Probe() : v(srpt_probe_value()) {} int v; };
+Probe srpt_probe_object;' \
+	'needs global constructors or destructors'
+
+info=$(modinfo "$ko")
+want_parms=$'srp_max_req_size:Maximum size of SRP request messages in bytes. (int)\nsrpt_srq_size:Shared receive queue (SRQ) size. (int)\nsrpt_service_guid:Using this value for ioc_guid, id_ext, and cm_listen_id instead of using the node_guid of the first HCA.'
+got_parms=$(printf '%s\n' "$info" | sed -n 's/^parm: *//p')
+[ "$got_parms" = "$want_parms" ]
+result modinfo-parameters-as-in-tree $? "got: $got_parms"
+
+vermagic=$(printf '%s\n' "$info" | sed -n 's/^vermagic: *//p')
+[ "${vermagic%% *}" = "$KVER" ]
+result modinfo-vermagic-matches-headers $? "vermagic '$vermagic', headers $KVER"
+
+[ "$(printf '%s\n' "$info" | sed -n 's/^license: *//p')" = "Dual BSD/GPL" ]
+result modinfo-license $? "license line: $(printf '%s\n' "$info" | grep ^license)"
+
+ncxx=$(nm "$ko" | grep -c ' _ZN' || true)
+[ "$ncxx" -gt 0 ]
+result module-contains-cxx-symbols $? "no mangled C++ symbols in $ko"
+
+! readelf -SW "$ko" | grep -qE '\.(init_array|ctors|fini_array|dtors)'
+result module-has-no-constructor-sections $? "$(readelf -SW "$ko" | grep -E 'init_array|ctors')"
+
+# objtool writes ORC unwind data: its presence in every C++ object proves
+# objtool ran on it (the kernel's stack unwinder needs it, too).
+missing=""
+for o in $(find "$top/src" -name '*.o' ! -name '*.mod.o'); do
+	readelf -SW "$o" | grep -q '\.orc_unwind_ip' || missing="$missing $o"
+done
+[ -z "$missing" ]
+result cxx-objects-processed-by-objtool $? "no ORC data in:$missing"
+
+# Every indirect call through a retpoline thunk, every return a thunk.
+bad=$(objdump -d "$ko" | grep -E '^\s+[0-9a-f]+:.*\s(call|jmp)\s+\*%' | head -3)
+[ -z "$bad" ]
+result no-bare-indirect-branches $? "$bad"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
