@@ -1,0 +1,894 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The data path of one SRP channel, without the kernel: receive contexts,
+ * send contexts, credits, send-queue budget, command states, the wait list,
+ * and the logic of every completion. See docs/protocol-core-credits.md.
+ *
+ * The environment (the kernel glue, or a fake in the host tests) plugs in
+ * as a template parameter satisfying ChannelEnv: every hook is a direct,
+ * inlinable call, resolved at compile time (no virtual call, no function
+ * pointer on the per-I/O path).
+ *
+ * Concurrency. One spinlock (IRQ-safe) protects everything in here. The
+ * entry points are called from:
+ *   - the channel's CQ context (one at a time per channel): OnRecvDone,
+ *     OnSendDone, OnRdmaReadDone, OnZeroLengthWriteDone;
+ *   - the target core, any context: WritePending, QueueResponse,
+ *     AbortedTask, ReleaseCmd;
+ *   - the connection manager, process context: OnRtu, Disconnect, Release;
+ *   - the kick work item, process context: ProcessWaitList.
+ * Hooks named Post* are called with the lock held (IRQs off): they post
+ * work requests and must neither sleep nor call back into the core. All
+ * other hooks are called without the lock, from CQ or work-item context
+ * (they may sleep), and may call back into the core.
+ *
+ * The wait list is served by one context at a time (the "drainer"), in
+ * FIFO order, dropping the lock around each hand-off to the target core.
+ * Whoever frees a send context while IUs wait makes sure a drainer runs:
+ * the CQ context drains inline; any other context (the target core's last
+ * reference drop) kicks the work item. Under the lock a free context and a
+ * waiting IU never coexist without a drainer running or a kick pending.
+ */
+#ifndef SRPT_CORE_CHANNEL_CORE_HPP
+#define SRPT_CORE_CHANNEL_CORE_HPP
+
+#include <concepts>
+#include <srpt/alloc.hpp>
+#include <srpt/core/cmd_state.hpp>
+#include <srpt/core/credits.hpp>
+#include <srpt/core/ioctx_ring.hpp>
+#include <srpt/core/send_ctx_pool.hpp>
+#include <srpt/core/wait_list.hpp>
+#include <srpt/lock.hpp>
+#include <srpt/log.hpp>
+#include <srpt/status.hpp>
+#include <stddef.h>
+#include <stdint.h>
+#include <utility>
+
+namespace srpt {
+
+/* The data path's view of the channel. */
+enum class ChannelPhase : uint8_t {
+	kConnecting, /* login accepted, RTU not yet seen: IUs wait */
+	kLive,	     /* IUs are served */
+	kClosing,    /* disconnecting or draining: IUs are not served */
+	kReleased,   /* Release() ran: nothing may arrive any more */
+};
+
+inline constexpr bool kPhaseTransitions[4][4] = {
+	/*               Conn   Live   Closing Released */
+	/* kConnecting */ { false, true, true, false },
+	/* kLive */	  { false, false, true, false },
+	/* kClosing */	  { false, false, false, true },
+	/* kReleased */	  { false, false, false, false },
+};
+
+constexpr bool IsLegalTransition(ChannelPhase from, ChannelPhase to)
+{
+	return kPhaseTransitions[static_cast<size_t>(from)]
+				[static_cast<size_t>(to)];
+}
+
+const char *ChannelPhaseName(ChannelPhase p);
+
+/* What QueueResponse does when the send queue has no room. */
+enum class QueueFullPolicy : uint8_t {
+	/* Return kQueueFull: the glue returns -EAGAIN and LIO retries. */
+	kReturnQueueFull,
+	/*
+	 * Keep the response and post it, in order, when completions return
+	 * send-queue slots (queue_tm_rsp returns void: LIO cannot retry it).
+	 */
+	kDefer,
+};
+
+/* Status that the glue turns into -EAGAIN so that LIO retries later. */
+inline constexpr Status kQueueFull = Status::kAgain;
+
+enum class ZlwOutcome : uint8_t {
+	kNothing,
+	/* The drain marker came back flushed: schedule the channel release. */
+	kReleaseChannel,
+};
+
+struct ChannelConfig {
+	/* Credits granted at login; also the number of send contexts. */
+	uint32_t credits = 0;
+	/*
+	 * Test knob: put only this many send contexts in the pool (0 = as
+	 * many as credits), so that IUs must wait for send contexts.
+	 */
+	uint32_t send_ctx_limit = 0;
+	uint32_t rsp_buf_size = 0; /* srp_max_rsp_size */
+	/*
+	 * Send-queue depth in WRs. One slot is kept for the zero-length
+	 * write that marks the end of the drain at close.
+	 */
+	uint32_t sq_size = 0;
+	/* Receive buffer size (srp_max_req_size), for a per-channel ring. */
+	uint32_t req_buf_size = 0;
+	/* The device's shared receive ring when using an SRQ, else nullptr. */
+	RecvRing *srq_ring = nullptr;
+	/* Name for log lines (the session name); may be nullptr. */
+	const char *name = nullptr;
+	/* Tests: sees every command-state move of every send context. */
+	CmdStateMachine::Observer state_observer = nullptr;
+	void *state_observer_cookie = nullptr;
+};
+
+/* A consistent snapshot for sysfs/debugfs and the tests. */
+struct ChannelStats {
+	ChannelPhase phase;
+	int32_t req_lim;   /* credits the initiator holds */
+	int32_t in_flight; /* requests received and not yet answered */
+	int32_t owed;	   /* req_lim_delta to add to the next response */
+	uint64_t granted_total;
+	uint64_t consumed_total;
+	uint64_t credit_violations;
+	uint32_t send_ctx_total;
+	uint32_t send_ctx_free;
+	uint32_t sq_capacity;
+	uint32_t sq_avail;
+	uint32_t wait_depth;
+	uint32_t wait_max_depth;
+	uint32_t deferred_responses; /* currently waiting for SQ slots */
+	uint64_t ius_received;
+	uint64_t ius_waited; /* could not be served on arrival */
+	uint64_t queue_full; /* kQueueFull returned to the target core */
+	uint64_t responses_deferred;
+	uint64_t kicks;
+	uint64_t post_recv_failures;
+	uint64_t send_errors;
+	uint64_t recv_errors;
+	bool drain_running;
+	bool kick_pending;
+};
+
+/*
+ * The environment. Post* hooks run with the channel lock held; the others
+ * without it. References passed to hooks stay valid for the call only.
+ */
+template <typename E>
+concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
+			      uint32_t n, int32_t delta) {
+	/* What the IU in @cr is (see ClassifySrpIu). Lock not held. */
+	{ e.ClassifyIu(cr) } -> std::same_as<IuClass>;
+	/* ib_post_recv / ib_post_srq_recv of @r's buffer. Locked. */
+	{ e.PostRecv(r) } -> std::same_as<Status>;
+	/*
+	 * Posts the response built in @s's buffer, with REQ_LIM_DELTA set to
+	 * @delta, behind @n chained RDMA WRITEs (data-in), as one signalled
+	 * SEND. Locked.
+	 */
+	{ e.PostResponse(s, n, delta) } -> std::same_as<Status>;
+	/* Posts @n RDMA READ WRs for the data-out of @s (signalled last). */
+	{ e.PostRdmaRead(s, n) } -> std::same_as<Status>;
+	/* Posts the signalled zero-length RDMA WRITE (drain marker). Locked. */
+	{ e.PostZeroLengthWrite() } -> std::same_as<Status>;
+	/*
+	 * Hands an SRP_CMD / SRP_TSK_MGMT to the target core (parse, then
+	 * target_submit / target_submit_tmr). The IU bytes may be read during
+	 * the call only, unless the class said keeps_buffer. May sleep.
+	 */
+	{ e.SubmitCmd(s, r) } -> std::same_as<void>;
+	{ e.SubmitTaskMgmt(s, r) } -> std::same_as<void>;
+	/* Any other IU (I_LOGOUT, CRED_RSP, AER_RSP, unknown). May sleep. */
+	{ e.HandleOtherIu(r) } -> std::same_as<void>;
+	/* target_execute_cmd: the data-out is there. */
+	{ e.ExecuteCmd(s) } -> std::same_as<void>;
+	/* The data-out transfer failed: fail the command in the target core. */
+	{ e.FailCmd(s) } -> std::same_as<void>;
+	/*
+	 * Drops the fabric's reference on the command after its response's
+	 * send completion (transport_generic_free_cmd). May call ReleaseCmd()
+	 * from inside.
+	 */
+	{ e.PutCmd(s) } -> std::same_as<void>;
+	/* Schedules ProcessWaitList() in process context (a work item). */
+	{ e.KickWaitList() } -> std::same_as<void>;
+};
+
+template <typename Env>
+class ChannelCore {
+	static_assert(ChannelEnv<Env>, "Env does not provide the hooks");
+
+public:
+	template <typename... Args>
+	explicit ChannelCore(Args &&...env_args)
+	    : env_(std::forward<Args>(env_args)...), lock_(LockClass::kChannel)
+	{
+	}
+	~ChannelCore()
+	{
+		SRPT_WARN_ON(!send_ring_.empty());
+		SRPT_WARN_ON(!own_recv_ring_.empty());
+	}
+	ChannelCore(const ChannelCore &) = delete;
+	ChannelCore &operator=(const ChannelCore &) = delete;
+
+	Env &env() { return env_; }
+
+	/* ---- setup and teardown (process context) ---------------------- */
+
+	/*
+	 * Allocates the send ring (and, without an SRQ, the receive ring of
+	 * @cfg.credits contexts). All or nothing.
+	 */
+	Status Init(const ChannelConfig &cfg, Gfp gfp)
+	{
+		if (cfg.credits == 0 || cfg.rsp_buf_size == 0 ||
+		    cfg.sq_size < 2 + kZlwSlots ||
+		    (!cfg.srq_ring && cfg.req_buf_size == 0))
+			return Status::kInvalid;
+		Status st = send_ring_.Init(cfg.credits, cfg.rsp_buf_size, gfp);
+		if (!IsOk(st))
+			return st;
+		if (cfg.srq_ring) {
+			recv_ring_ = cfg.srq_ring;
+		} else {
+			st = own_recv_ring_.Init(cfg.credits, cfg.req_buf_size,
+						 gfp);
+			if (!IsOk(st)) {
+				send_ring_.Destroy();
+				return st;
+			}
+			recv_ring_ = &own_recv_ring_;
+		}
+		use_srq_ = cfg.srq_ring != nullptr;
+		name_ = cfg.name;
+		if (cfg.state_observer) {
+			for (uint32_t i = 0; i < send_ring_.size(); i++)
+				send_ring_[i].SetStateObserver(
+					cfg.state_observer,
+					cfg.state_observer_cookie);
+		}
+		SpinLockGuard guard(lock_);
+		pool_.Init(send_ring_, cfg.send_ctx_limit);
+		ledger_.Grant(static_cast<int32_t>(cfg.credits));
+		sq_.Init(cfg.sq_size - kZlwSlots);
+		phase_ = ChannelPhase::kConnecting;
+		return Status::kOk;
+	}
+
+	/* The REQ_LIM of LOGIN_RSP. */
+	int32_t login_credits() const { return ledger_.initial(); }
+
+	/*
+	 * Without an SRQ: posts every receive context of the channel's ring
+	 * (before the QP leaves INIT). Returns the first failure.
+	 */
+	Status PostInitialReceives()
+	{
+		if (use_srq_)
+			return Status::kOk;
+		SpinLockGuard guard(lock_);
+		for (uint32_t i = 0; i < recv_ring_->size(); i++) {
+			RecvCtx &r = (*recv_ring_)[i];
+			if (r.state_ != RecvState::kIdle)
+				continue;
+			Status st = env_.PostRecv(r);
+			if (!IsOk(st)) {
+				stats_.post_recv_failures++;
+				return st;
+			}
+			r.state_ = RecvState::kPosted;
+		}
+		return Status::kOk;
+	}
+
+	/*
+	 * The connection is established (RTU). IUs that arrived while
+	 * connecting are served from the kick work item. Returns false if the
+	 * channel was not connecting (already closing).
+	 */
+	bool OnRtu()
+	{
+		SpinLockGuard guard(lock_);
+		if (!SetPhaseLocked(ChannelPhase::kLive))
+			return false;
+		const bool kick = NeedKickLocked();
+		guard.Release();
+		if (kick)
+			env_.KickWaitList();
+		return true;
+	}
+
+	/*
+	 * Stops serving IUs. Returns true for the caller that moved the
+	 * channel to closing (it then moves the QP to the error state and
+	 * calls PostDrainWrite()).
+	 */
+	bool Disconnect()
+	{
+		SpinLockGuard guard(lock_);
+		return SetPhaseLocked(ChannelPhase::kClosing);
+	}
+
+	/*
+	 * Posts the zero-length write whose flushed completion tells that
+	 * every WR posted before it has completed. Uses the reserved slot.
+	 * On failure the caller schedules the release itself.
+	 */
+	Status PostDrainWrite()
+	{
+		SpinLockGuard guard(lock_);
+		if (zlw_outstanding_)
+			return Status::kBusy;
+		Status st = env_.PostZeroLengthWrite();
+		if (IsOk(st))
+			zlw_outstanding_ = true;
+		return st;
+	}
+
+	/* CQ context. */
+	ZlwOutcome OnZeroLengthWriteDone(bool ok)
+	{
+		SpinLockGuard guard(lock_);
+		SRPT_WARN_ON(!zlw_outstanding_);
+		zlw_outstanding_ = false;
+		if (ok) {
+			/* QP still usable: serve whatever waits. */
+			pending_drainers_++;
+			guard.Release();
+			DrainFromCompletion();
+			return ZlwOutcome::kNothing;
+		}
+		if (phase_ == ChannelPhase::kConnecting ||
+		    phase_ == ChannelPhase::kLive)
+			SetPhaseLocked(ChannelPhase::kClosing);
+		if (release_scheduled_)
+			return ZlwOutcome::kNothing;
+		release_scheduled_ = true;
+		return ZlwOutcome::kReleaseChannel;
+	}
+
+	/* The kick work item. Process context. */
+	void ProcessWaitList()
+	{
+		SpinLockGuard guard(lock_);
+		kick_pending_ = false;
+		DrainLocked(guard);
+	}
+
+	/*
+	 * Channel release, process context, after the QP is destroyed (no
+	 * completion will arrive any more), the kick work is cancelled and
+	 * the target core released every command. Returns the receive
+	 * contexts still waiting (to an SRQ: reposted; own ring: idle) and
+	 * checks that every send context is back. Returns the number of
+	 * send contexts not returned (0 when all is well).
+	 */
+	uint32_t Release()
+	{
+		SpinLockGuard guard(lock_);
+		if (phase_ != ChannelPhase::kClosing)
+			SetPhaseLocked(ChannelPhase::kClosing);
+		SetPhaseLocked(ChannelPhase::kReleased);
+		while (RecvCtx *r = wait_.Pop()) {
+			r->state_ = RecvState::kHandling;
+			ReturnRecvLocked(*r);
+		}
+		SRPT_WARN_ON(!deferred_.empty());
+		if (!use_srq_) {
+			/* The QP is gone: the HCA owns none of our buffers. */
+			for (uint32_t i = 0; i < recv_ring_->size(); i++) {
+				RecvCtx &r = (*recv_ring_)[i];
+				if (r.state_ == RecvState::kPosted)
+					r.state_ = RecvState::kIdle;
+			}
+		}
+		const uint32_t leaked = pool_.in_use();
+		SRPT_WARN_ON(leaked != 0);
+		return leaked;
+	}
+
+	/* Frees the rings (after Release()). */
+	void Destroy()
+	{
+		send_ring_.Destroy();
+		own_recv_ring_.Destroy();
+		recv_ring_ = nullptr;
+	}
+
+	/* ---- completions (CQ context) ---------------------------------- */
+
+	/*
+	 * A receive completed. @ok false: flushed or failed (the context goes
+	 * back to the SRQ, or idle without one).
+	 */
+	void OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
+	{
+		IuClass cls;
+		if (ok) {
+			r.byte_len_ = byte_len <= r.buf_size_ ? byte_len
+							      : r.buf_size_;
+			cls = env_.ClassifyIu(r);
+		}
+		SpinLockGuard guard(lock_);
+		SRPT_WARN_ON(r.state_ != RecvState::kPosted);
+		r.state_ = RecvState::kHandling;
+		if (!ok) {
+			stats_.recv_errors++;
+			if (use_srq_ && phase_ != ChannelPhase::kReleased)
+				RepostLocked(r);
+			else
+				r.state_ = RecvState::kIdle;
+			return;
+		}
+		stats_.ius_received++;
+		r.class_ = cls;
+		if (ConsumesCredit(cls.kind) && !ledger_.Consume() &&
+		    ledger_.violations() == 1)
+			SRPT_WARNING(name_, "initiator sent an IU without credit"
+					    " (req_lim %d)",
+				     ledger_.req_lim());
+		if (phase_ == ChannelPhase::kClosing ||
+		    phase_ == ChannelPhase::kReleased) {
+			/* Not served: give the buffer back. */
+			if (ConsumesCredit(cls.kind))
+				ledger_.WriteOff();
+			ReturnRecvLocked(r);
+			return;
+		}
+		r.state_ = RecvState::kWaiting;
+		wait_.Push(r);
+		DrainLocked(guard);
+		if (r.state_ == RecvState::kWaiting)
+			stats_.ius_waited++;
+	}
+
+	/* The SEND of a response completed (@ok false: flushed/failed). */
+	void OnSendDone(SendCtx &s, bool ok)
+	{
+		SpinLockGuard guard(lock_);
+		if (!ok)
+			stats_.send_errors++;
+		const CmdState prev = s.state_.state();
+		SRPT_WARN_ON(prev != CmdState::kCmdRspSent &&
+			     prev != CmdState::kMgmtRspSent);
+		ReturnSlotsLocked(s);
+		(void)s.state_.TransitionTo(CmdState::kDone);
+		PostDeferredLocked();
+		const bool already_released = s.release_pending_;
+		if (already_released)
+			FreeCtxLocked(s);
+		/*
+		 * A drain follows in this context: a context freed meanwhile
+		 * (by PutCmd below, or by any other path) needs no kick.
+		 */
+		pending_drainers_++;
+		guard.Release();
+		FinishFailedDeferred();
+		if (!already_released)
+			env_.PutCmd(s);
+		DrainFromCompletion();
+	}
+
+	/* The RDMA READ chain of a write command completed. */
+	void OnRdmaReadDone(SendCtx &s, bool ok)
+	{
+		SpinLockGuard guard(lock_);
+		ReturnSlotsLocked(s);
+		PostDeferredLocked();
+		bool execute = false, fail = false, freed = false;
+		if (s.release_pending_) {
+			FreeCtxLocked(s);
+			freed = true;
+		} else if (s.state_.Is(CmdState::kNeedData)) {
+			(void)s.state_.TransitionTo(CmdState::kDataIn);
+			execute = ok;
+			fail = !ok;
+		}
+		/* else: aborted meanwhile (kDone); nothing to run. */
+		if (!ok)
+			stats_.send_errors++;
+		if (freed)
+			pending_drainers_++;
+		guard.Release();
+		FinishFailedDeferred();
+		if (execute)
+			env_.ExecuteCmd(s);
+		if (fail)
+			env_.FailCmd(s);
+		if (freed)
+			DrainFromCompletion();
+	}
+
+	/* ---- target core operations (any context) ---------------------- */
+
+	/*
+	 * write_pending: fetch the data-out. With immediate data the data is
+	 * in the receive buffer and the command executes at once. Returns
+	 * kQueueFull when the send queue has no room for @n_rdma_reads WRs.
+	 */
+	Status WritePending(SendCtx &s, uint32_t n_rdma_reads)
+	{
+		SpinLockGuard guard(lock_);
+		if (SRPT_WARN_ON(!s.state_.Is(CmdState::kNew)))
+			return Status::kInvalid;
+		if (s.recv_ || n_rdma_reads == 0) {
+			(void)s.state_.TransitionTo(CmdState::kDataIn);
+			guard.Release();
+			env_.ExecuteCmd(s);
+			return Status::kOk;
+		}
+		if (!sq_.Fits(n_rdma_reads))
+			return Status::kNoSpace;
+		if (!deferred_.empty() || !sq_.TryReserve(n_rdma_reads)) {
+			stats_.queue_full++;
+			return kQueueFull;
+		}
+		Status st = env_.PostRdmaRead(s, n_rdma_reads);
+		if (!IsOk(st)) {
+			sq_.Return(n_rdma_reads);
+			return st;
+		}
+		s.posted_wrs_ = n_rdma_reads;
+		(void)s.state_.TransitionTo(CmdState::kNeedData);
+		return Status::kOk;
+	}
+
+	/*
+	 * queue_data_in / queue_status / queue_tm_rsp: the response is built
+	 * in s.buf() (all but REQ_LIM_DELTA, which the PostResponse hook
+	 * fills in). Takes 1 + @n_rdma_writes send-queue slots. When they are
+	 * not there: kQueueFull (kReturnQueueFull) or kept for later (kDefer);
+	 * in neither case are credits or the response lost.
+	 */
+	Status QueueResponse(SendCtx &s, uint32_t n_rdma_writes,
+			     QueueFullPolicy policy)
+	{
+		SpinLockGuard guard(lock_);
+		const CmdState st0 = s.state_.state();
+		if (SRPT_WARN_ON(st0 != CmdState::kNew &&
+				 st0 != CmdState::kDataIn &&
+				 st0 != CmdState::kMgmt))
+			return Status::kInvalid;
+		const uint32_t need = 1 + n_rdma_writes;
+		if (SRPT_WARN_ON(!sq_.Fits(need)))
+			return Status::kNoSpace;
+		if (!deferred_.empty() || !sq_.TryReserve(need)) {
+			if (policy == QueueFullPolicy::kDefer) {
+				s.deferred_n_rdma_ = n_rdma_writes;
+				deferred_.Push(s);
+				stats_.responses_deferred++;
+				return Status::kOk;
+			}
+			stats_.queue_full++;
+			return kQueueFull;
+		}
+		Status st = PostResponseLocked(s, n_rdma_writes);
+		if (IsOk(st) || policy == QueueFullPolicy::kReturnQueueFull)
+			return st;
+		/* kDefer and the post failed: nobody can retry it. */
+		FinishWithoutResponseLocked(s);
+		guard.Release();
+		env_.PutCmd(s);
+		return st;
+	}
+
+	/*
+	 * aborted_task: no response will be sent for @s. Its credit goes to
+	 * the next response.
+	 */
+	void AbortedTask(SendCtx &s)
+	{
+		SpinLockGuard guard(lock_);
+		SRPT_WARN_ON(s.deferred_node.InContainer());
+		if (IsResponsePending(s.state_.state()))
+			FinishWithoutResponseLocked(s);
+	}
+
+	/*
+	 * release_cmd: the target core dropped its last reference. The
+	 * context returns to the pool now, or when the last WR posted for it
+	 * completes; either way the wait list is re-run.
+	 */
+	void ReleaseCmd(SendCtx &s)
+	{
+		SpinLockGuard guard(lock_);
+		if (SRPT_WARN_ON(s.state_.Is(CmdState::kFree)))
+			return;
+		if (IsResponsePending(s.state_.state()))
+			FinishWithoutResponseLocked(s);
+		if (s.posted_wrs_ != 0) {
+			s.release_pending_ = true;
+			return;
+		}
+		SRPT_WARN_ON(!s.state_.Is(CmdState::kDone));
+		FreeCtxLocked(s);
+		const bool kick = NeedKickLocked();
+		guard.Release();
+		if (kick)
+			env_.KickWaitList();
+	}
+
+	/* ---- observation ----------------------------------------------- */
+
+	ChannelStats Stats()
+	{
+		SpinLockGuard guard(lock_);
+		ChannelStats st = stats_;
+		st.phase = phase_;
+		st.req_lim = ledger_.req_lim();
+		st.in_flight = ledger_.in_flight();
+		st.owed = ledger_.owed();
+		st.granted_total = ledger_.granted_total();
+		st.consumed_total = ledger_.consumed_total();
+		st.credit_violations = ledger_.violations();
+		st.send_ctx_total = pool_.total();
+		st.send_ctx_free = pool_.free_count();
+		st.sq_capacity = sq_.capacity();
+		st.sq_avail = sq_.avail();
+		st.wait_depth = static_cast<uint32_t>(wait_.size());
+		st.wait_max_depth = static_cast<uint32_t>(wait_.max_depth());
+		st.deferred_responses = static_cast<uint32_t>(deferred_.size());
+		st.drain_running = draining_;
+		st.kick_pending = kick_pending_;
+		return st;
+	}
+
+	/*
+	 * The invariants that must hold whenever no entry point is running.
+	 * Returns nullptr, or a description of the first broken one.
+	 */
+	const char *CheckInvariants()
+	{
+		SpinLockGuard guard(lock_);
+		if (!ledger_.Conserved())
+			return "credits not conserved";
+		if (draining_ || pending_drainers_ != 0)
+			return "drainer left running";
+		if (phase_ == ChannelPhase::kLive && !wait_.empty() &&
+		    !kick_pending_ &&
+		    (!NeedsSendCtx(wait_.Front()->class_.kind) ||
+		     !pool_.empty()))
+			return "IU stranded on the wait list";
+		uint32_t wrs = 0, busy = 0;
+		for (uint32_t i = 0; i < send_ring_.size(); i++) {
+			SendCtx &s = send_ring_[i];
+			wrs += s.posted_wrs_;
+			if (!s.state_.Is(CmdState::kFree))
+				busy++;
+			if (s.state_.Is(CmdState::kFree) &&
+			    (s.recv_ || s.posted_wrs_ || s.holds_credit_))
+				return "free send context holds resources";
+		}
+		if (wrs != sq_.in_use())
+			return "send-queue budget does not match posted WRs";
+		if (busy != pool_.in_use())
+			return "send-context pool does not match states";
+		return nullptr;
+	}
+
+	SendRing &send_ring() { return send_ring_; }
+	RecvRing *recv_ring() { return recv_ring_; }
+	bool use_srq() const { return use_srq_; }
+
+private:
+	static constexpr uint32_t kZlwSlots = 1;
+
+	bool SetPhaseLocked(ChannelPhase next)
+	{
+		if (!IsLegalTransition(phase_, next))
+			return false;
+		phase_ = next;
+		return true;
+	}
+
+	/*
+	 * Serves the wait list until it is empty, the channel is not live or
+	 * the head needs a send context and none is free. One drainer at a
+	 * time; the lock is dropped around each hand-off.
+	 */
+	void DrainLocked(SpinLockGuard &guard)
+	{
+		if (draining_)
+			return;
+		draining_ = true;
+		while (phase_ == ChannelPhase::kLive) {
+			RecvCtx *r = wait_.Front();
+			if (!r)
+				break;
+			const IuKind kind = r->class_.kind;
+			SendCtx *s = nullptr;
+			if (NeedsSendCtx(kind)) {
+				s = pool_.Get();
+				if (!s)
+					break;
+				(void)s->state_.TransitionTo(
+					kind == IuKind::kCmd ? CmdState::kNew
+							     : CmdState::kMgmt);
+				s->holds_credit_ = true;
+			}
+			(void)wait_.Pop();
+			const bool held = s && kind == IuKind::kCmd &&
+					  r->class_.keeps_buffer;
+			if (held) {
+				s->recv_ = r;
+				r->state_ = RecvState::kHeldByCmd;
+			} else {
+				r->state_ = RecvState::kHandling;
+			}
+			/*
+			 * After the call neither @s nor (if held) @r may be
+			 * touched: the command may already be finished and
+			 * both recycled by another context.
+			 */
+			guard.CallUnlocked([&] { Dispatch(*r, s, kind); });
+			if (held)
+				continue;
+			if (!s && ConsumesCredit(kind))
+				ledger_.WriteOff();
+			ReturnRecvLocked(*r);
+		}
+		draining_ = false;
+	}
+
+	void Dispatch(RecvCtx &r, SendCtx *s, IuKind kind)
+	{
+		switch (kind) {
+		case IuKind::kCmd:
+			env_.SubmitCmd(*s, r);
+			break;
+		case IuKind::kTaskMgmt:
+			env_.SubmitTaskMgmt(*s, r);
+			break;
+		default:
+			env_.HandleOtherIu(r);
+			break;
+		}
+	}
+
+	/* After a completion that promised a drain (pending_drainers_++). */
+	void DrainFromCompletion()
+	{
+		SpinLockGuard guard(lock_);
+		SRPT_WARN_ON(pending_drainers_ == 0);
+		pending_drainers_--;
+		DrainLocked(guard);
+	}
+
+	/*
+	 * Someone must run the wait list, and nobody will: the caller kicks
+	 * the work item after dropping the lock.
+	 */
+	bool NeedKickLocked()
+	{
+		if (phase_ != ChannelPhase::kLive || wait_.empty() ||
+		    draining_ || pending_drainers_ != 0 || kick_pending_)
+			return false;
+		if (NeedsSendCtx(wait_.Front()->class_.kind) && pool_.empty())
+			return false;
+		kick_pending_ = true;
+		stats_.kicks++;
+		return true;
+	}
+
+	/* A receive context we are done with goes back where it belongs. */
+	void ReturnRecvLocked(RecvCtx &r)
+	{
+		if (use_srq_ || phase_ == ChannelPhase::kConnecting ||
+		    phase_ == ChannelPhase::kLive)
+			RepostLocked(r);
+		else
+			r.state_ = RecvState::kIdle; /* own ring, QP closing */
+	}
+
+	void RepostLocked(RecvCtx &r)
+	{
+		Status st = env_.PostRecv(r);
+		if (IsOk(st)) {
+			r.state_ = RecvState::kPosted;
+			return;
+		}
+		/* 6.1 ignored this. Count it; the context stays idle. */
+		stats_.post_recv_failures++;
+		r.state_ = RecvState::kIdle;
+	}
+
+	void ReturnSlotsLocked(SendCtx &s)
+	{
+		SRPT_WARN_ON(s.posted_wrs_ == 0);
+		sq_.Return(s.posted_wrs_);
+		s.posted_wrs_ = 0;
+	}
+
+	Status PostResponseLocked(SendCtx &s, uint32_t n_rdma_writes)
+	{
+		const bool own = s.holds_credit_;
+		const int32_t delta = ledger_.TakeResponseDelta(own);
+		Status st = env_.PostResponse(s, n_rdma_writes, delta);
+		if (!IsOk(st)) {
+			ledger_.UndoResponseDelta(delta, own);
+			sq_.Return(1 + n_rdma_writes);
+			return st;
+		}
+		s.holds_credit_ = false;
+		s.posted_wrs_ = 1 + n_rdma_writes;
+		(void)s.state_.TransitionTo(s.state_.Is(CmdState::kMgmt)
+						    ? CmdState::kMgmtRspSent
+						    : CmdState::kCmdRspSent);
+		return Status::kOk;
+	}
+
+	/* Posts deferred responses, in order, while there is room. */
+	void PostDeferredLocked()
+	{
+		while (SendCtx *s = deferred_.Front()) {
+			if (!sq_.TryReserve(1 + s->deferred_n_rdma_))
+				return;
+			(void)deferred_.Pop();
+			if (IsOk(PostResponseLocked(*s, s->deferred_n_rdma_)))
+				continue;
+			FinishWithoutResponseLocked(*s);
+			failed_deferred_.Push(*s);
+		}
+	}
+
+	/* PutCmd for deferred responses that could not be posted. */
+	void FinishFailedDeferred()
+	{
+		for (;;) {
+			SpinLockGuard guard(lock_);
+			SendCtx *s = failed_deferred_.Pop();
+			guard.Release();
+			if (!s)
+				return;
+			env_.PutCmd(*s);
+		}
+	}
+
+	/* The command ends without a response: its credit is owed. */
+	void FinishWithoutResponseLocked(SendCtx &s)
+	{
+		if (s.holds_credit_) {
+			ledger_.WriteOff();
+			s.holds_credit_ = false;
+		}
+		if (!s.state_.Is(CmdState::kDone))
+			(void)s.state_.TransitionTo(CmdState::kDone);
+	}
+
+	void FreeCtxLocked(SendCtx &s)
+	{
+		SRPT_WARN_ON(s.posted_wrs_ != 0);
+		FinishWithoutResponseLocked(s);
+		if (RecvCtx *r = s.recv_) {
+			s.recv_ = nullptr;
+			r->state_ = RecvState::kHandling;
+			ReturnRecvLocked(*r);
+		}
+		s.release_pending_ = false;
+		s.deferred_n_rdma_ = 0;
+		(void)s.state_.TransitionTo(CmdState::kFree);
+		pool_.Put(s);
+	}
+
+	Env env_;
+	SpinLock lock_;
+	/* Everything below is protected by lock_. */
+	ChannelPhase phase_ = ChannelPhase::kConnecting;
+	SendRing send_ring_;
+	RecvRing own_recv_ring_;
+	RecvRing *recv_ring_ = nullptr;
+	SendCtxPool pool_;
+	CreditLedger ledger_;
+	SqBudget sq_;
+	WaitList<RecvCtx, &RecvCtx::wait_node> wait_;
+	WaitList<SendCtx, &SendCtx::deferred_node> deferred_;
+	WaitList<SendCtx, &SendCtx::deferred_node> failed_deferred_;
+	ChannelStats stats_{};
+	const char *name_ = nullptr;
+	uint32_t pending_drainers_ = 0;
+	bool use_srq_ = false;
+	bool draining_ = false;
+	bool kick_pending_ = false;
+	bool zlw_outstanding_ = false;
+	bool release_scheduled_ = false;
+};
+
+} // namespace srpt
+
+#endif

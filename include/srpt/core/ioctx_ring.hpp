@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * I/O contexts and the fixed rings that hold them.
+ *
+ * A receive context owns one buffer of srp_max_req_size bytes into which
+ * the HCA writes an IU; a send context owns one buffer for the response and
+ * carries the state of one SCSI command. Both live in arrays sized once at
+ * login (receive ring: per channel, or per device with an SRQ; send ring:
+ * per channel) and are never allocated on the I/O path.
+ *
+ * The core allocates the memory; the glue maps each buffer for DMA and keeps
+ * its own per-context data (ib_cqe, se_cmd, rdma_rw contexts) in arrays of
+ * its own indexed by index(), or behind glue_data().
+ */
+#ifndef SRPT_CORE_IOCTX_RING_HPP
+#define SRPT_CORE_IOCTX_RING_HPP
+
+#include <new>
+#include <srpt/alloc.hpp>
+#include <srpt/core/cmd_state.hpp>
+#include <srpt/intrusive_list.hpp>
+#include <srpt/log.hpp>
+#include <srpt/status.hpp>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace srpt {
+
+template <typename Env>
+class ChannelCore;
+class SendCtxPool;
+template <typename Ctx>
+class IoctxRing;
+class RecvCtx;
+
+/*
+ * Posts every idle receive context of @ring with @post(RecvCtx &) -> Status
+ * (an SRQ's ring at creation; a channel's own ring is posted by
+ * ChannelCore::PostInitialReceives). Returns the first failure.
+ */
+template <typename PostFn>
+Status PostIdleReceives(IoctxRing<RecvCtx> &ring, PostFn &&post);
+
+/* Where a receive context is; each one is in exactly one of these. */
+enum class RecvState : uint8_t {
+	kIdle,	    /* not posted (never posted, flushed, or post failed) */
+	kPosted,    /* owned by the HCA (QP receive queue or SRQ) */
+	kWaiting,   /* received IU on a channel's wait list */
+	kHandling,  /* received IU being handed to the target core */
+	kHeldByCmd, /* buffer still used by a command (immediate data) */
+};
+
+const char *RecvStateName(RecvState s);
+
+/* What the core learned about an IU from its first bytes. */
+enum class IuKind : uint8_t {
+	kCmd,	   /* SRP_CMD: needs a send context */
+	kTaskMgmt, /* SRP_TSK_MGMT: needs a send context */
+	kLogout,   /* SRP_I_LOGOUT */
+	kCredRsp,  /* SRP_CRED_RSP: answers a target request, costs no credit */
+	kAerRsp,   /* SRP_AER_RSP: likewise */
+	kOther,	   /* anything else, including short IUs */
+};
+
+constexpr bool NeedsSendCtx(IuKind k)
+{
+	return k == IuKind::kCmd || k == IuKind::kTaskMgmt;
+}
+
+/*
+ * Initiator responses to target requests do not consume credits (ib_srp's
+ * __srp_get_tx_iu does not take one for SRP_IU_RSP); every request does.
+ * 6.1 decrements req_lim for every IU.
+ */
+constexpr bool ConsumesCredit(IuKind k)
+{
+	return k != IuKind::kCredRsp && k != IuKind::kAerRsp;
+}
+
+struct IuClass {
+	IuKind kind = IuKind::kOther;
+	/*
+	 * The command reads its data-out from this receive buffer (immediate
+	 * data), so the buffer stays with the command until it is released.
+	 */
+	bool keeps_buffer = false;
+};
+
+class RecvCtx {
+public:
+	RecvCtx() = default;
+	RecvCtx(const RecvCtx &) = delete;
+	RecvCtx &operator=(const RecvCtx &) = delete;
+
+	uint32_t index() const { return index_; }
+	uint8_t *buf() { return buf_; }
+	const uint8_t *buf() const { return buf_; }
+	uint32_t buf_size() const { return buf_size_; }
+	/* Bytes the HCA wrote for the last IU (wc->byte_len). */
+	uint32_t byte_len() const { return byte_len_; }
+	RecvState state() const { return state_; }
+	IuClass iu_class() const { return class_; }
+
+	void *glue_data() const { return glue_; }
+	void set_glue_data(void *p) { glue_ = p; }
+
+	/* Ring setup only. */
+	void InitSlot(uint32_t index, uint8_t *buf, uint32_t buf_size)
+	{
+		index_ = index;
+		buf_ = buf;
+		buf_size_ = buf_size;
+	}
+
+	ListNode wait_node;
+
+private:
+	template <typename Env>
+	friend class ChannelCore;
+	template <typename PostFn>
+	friend Status PostIdleReceives(IoctxRing<RecvCtx> &ring, PostFn &&post);
+
+	uint8_t *buf_ = nullptr;
+	void *glue_ = nullptr;
+	uint32_t index_ = 0;
+	uint32_t buf_size_ = 0;
+	uint32_t byte_len_ = 0;
+	RecvState state_ = RecvState::kIdle;
+	IuClass class_;
+};
+
+class SendCtx {
+public:
+	SendCtx() = default;
+	SendCtx(const SendCtx &) = delete;
+	SendCtx &operator=(const SendCtx &) = delete;
+
+	uint32_t index() const { return index_; }
+	uint8_t *buf() { return buf_; }
+	uint32_t buf_size() const { return buf_size_; }
+	CmdState state() const { return state_.state(); }
+	/* Receive context whose buffer the command still reads, or nullptr. */
+	RecvCtx *recv() const { return recv_; }
+	/* Send-queue slots taken by WRs posted for this context, not completed. */
+	uint32_t posted_wrs() const { return posted_wrs_; }
+	bool holds_credit() const { return holds_credit_; }
+
+	void *glue_data() const { return glue_; }
+	void set_glue_data(void *p) { glue_ = p; }
+
+	void InitSlot(uint32_t index, uint8_t *buf, uint32_t buf_size)
+	{
+		index_ = index;
+		buf_ = buf;
+		buf_size_ = buf_size;
+	}
+
+	void SetStateObserver(CmdStateMachine::Observer obs, void *cookie)
+	{
+		state_.SetObserver(obs, cookie);
+	}
+
+	ListNode deferred_node; /* on the channel's deferred-response list */
+
+private:
+	template <typename Env>
+	friend class ChannelCore;
+	friend class SendCtxPool;
+
+	CmdStateMachine state_;
+	uint8_t *buf_ = nullptr;
+	void *glue_ = nullptr;
+	RecvCtx *recv_ = nullptr;
+	SendCtx *next_free_ = nullptr;
+	uint32_t index_ = 0;
+	uint32_t buf_size_ = 0;
+	uint32_t posted_wrs_ = 0;
+	uint32_t deferred_n_rdma_ = 0;
+	bool holds_credit_ = false;
+	/* The target core dropped its last reference while WRs were posted. */
+	bool release_pending_ = false;
+};
+
+/*
+ * A fixed array of @Ctx, each with a zeroed buffer of its own (one
+ * allocation per buffer, like the in-tree driver's kmem_cache objects: a
+ * single block of srq_size * 8 KiB would not be kmalloc-able).
+ */
+template <typename Ctx>
+class IoctxRing {
+public:
+	IoctxRing() = default;
+	~IoctxRing() { SRPT_WARN_ON(ctxs_ != nullptr); }
+	IoctxRing(const IoctxRing &) = delete;
+	IoctxRing &operator=(const IoctxRing &) = delete;
+
+	/* Process context (GFP_KERNEL) at login. All or nothing. */
+	Status Init(uint32_t count, uint32_t buf_size, Gfp gfp)
+	{
+		if (SRPT_WARN_ON(ctxs_ != nullptr) || count == 0 ||
+		    buf_size == 0)
+			return Status::kInvalid;
+		size_t bytes;
+		if (__builtin_mul_overflow(static_cast<size_t>(count),
+					   sizeof(Ctx), &bytes))
+			return Status::kNoMemory;
+		void *mem = Allocate(bytes, gfp);
+		if (!mem)
+			return Status::kNoMemory;
+		ctxs_ = static_cast<Ctx *>(mem);
+		for (uint32_t i = 0; i < count; i++)
+			new (&ctxs_[i]) Ctx();
+		count_ = count;
+		for (uint32_t i = 0; i < count; i++) {
+			auto *buf = static_cast<uint8_t *>(Allocate(buf_size, gfp));
+			if (!buf) {
+				Destroy();
+				return Status::kNoMemory;
+			}
+			ctxs_[i].InitSlot(i, buf, buf_size);
+		}
+		return Status::kOk;
+	}
+
+	/* Frees buffers and contexts; a no-op on an empty ring. */
+	void Destroy()
+	{
+		if (!ctxs_)
+			return;
+		for (uint32_t i = 0; i < count_; i++) {
+			Free(ctxs_[i].buf());
+			ctxs_[i].~Ctx();
+		}
+		Free(ctxs_);
+		ctxs_ = nullptr;
+		count_ = 0;
+	}
+
+	uint32_t size() const { return count_; }
+	bool empty() const { return count_ == 0; }
+	Ctx &operator[](uint32_t i) { return ctxs_[i]; }
+	const Ctx &operator[](uint32_t i) const { return ctxs_[i]; }
+
+	/* Whether @p is one of ours (the glue's wr_cqe must point into us). */
+	bool Contains(const Ctx *p) const
+	{
+		return ctxs_ && p >= ctxs_ && p < ctxs_ + count_;
+	}
+
+private:
+	Ctx *ctxs_ = nullptr;
+	uint32_t count_ = 0;
+};
+
+using RecvRing = IoctxRing<RecvCtx>;
+using SendRing = IoctxRing<SendCtx>;
+
+template <typename PostFn>
+Status PostIdleReceives(RecvRing &ring, PostFn &&post)
+{
+	for (uint32_t i = 0; i < ring.size(); i++) {
+		RecvCtx &r = ring[i];
+		if (r.state_ != RecvState::kIdle)
+			continue;
+		Status st = post(r);
+		if (!IsOk(st))
+			return st;
+		r.state_ = RecvState::kPosted;
+	}
+	return Status::kOk;
+}
+
+} // namespace srpt
+
+#endif
