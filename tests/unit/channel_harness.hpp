@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A fake environment for ChannelCore: an HCA with a receive queue (or a
+ * shared SRQ) and an in-order send queue whose completions the test
+ * delivers when it wants, a target core that records what it was handed,
+ * and the host platform's deterministic work queue for the wait-list kick.
+ *
+ * IUs written by the tests: byte 0 is the SRP opcode, byte 5 the buf_fmt
+ * of SRP_CMD (0x30 = immediate data-out), bytes 8..15 a tag (host order)
+ * that the tests use to check the order of service.
+ */
+#ifndef SRPT_TEST_CHANNEL_HARNESS_HPP
+#define SRPT_TEST_CHANNEL_HARNESS_HPP
+
+#include <gtest/gtest.h>
+#include <srpt/core/channel_core.hpp>
+#include <srpt/core/iu_class.hpp>
+#include <srpt/host_platform.hpp>
+
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace srpt::test {
+
+inline constexpr uint8_t kOpTskMgmt = 0x01;
+inline constexpr uint8_t kOpCmd = 0x02;
+inline constexpr uint8_t kOpILogout = 0x03;
+inline constexpr uint8_t kOpCredRsp = 0x41;
+inline constexpr uint8_t kOpAerRsp = 0x42;
+inline constexpr uint8_t kOpUnknown = 0x77;
+
+inline uint64_t IuTag(const RecvCtx &r)
+{
+	uint64_t tag = 0;
+	if (r.byte_len() >= 16)
+		std::memcpy(&tag, r.buf() + 8, sizeof(tag));
+	return tag;
+}
+
+struct Harness;
+
+/* The environment the core is instantiated with. */
+struct FakeEnv {
+	Harness *h;
+
+	IuClass ClassifyIu(const RecvCtx &r);
+	Status PostRecv(RecvCtx &r);
+	Status PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta);
+	Status PostRdmaRead(SendCtx &s, uint32_t n);
+	Status PostZeroLengthWrite();
+	void SubmitCmd(SendCtx &s, RecvCtx &r);
+	void SubmitTaskMgmt(SendCtx &s, RecvCtx &r);
+	void HandleOtherIu(RecvCtx &r);
+	void ExecuteCmd(SendCtx &s);
+	void FailCmd(SendCtx &s);
+	void PutCmd(SendCtx &s);
+	void KickWaitList();
+};
+
+using TestCore = ChannelCore<FakeEnv>;
+
+/* A device-wide shared receive queue. */
+struct FakeSrq {
+	RecvRing ring;
+	std::deque<RecvCtx *> posted;
+
+	explicit FakeSrq(uint32_t size, uint32_t buf_size = 64)
+	{
+		EXPECT_EQ(ring.Init(size, buf_size, Gfp::kKernel), Status::kOk);
+		EXPECT_EQ(PostIdleReceives(ring,
+					   [this](RecvCtx &r) {
+						   posted.push_back(&r);
+						   return Status::kOk;
+					   }),
+			  Status::kOk);
+	}
+	~FakeSrq() { ring.Destroy(); }
+};
+
+enum class WrKind { kResponse, kRdmaRead, kZlw };
+
+struct PostedWr {
+	WrKind kind;
+	SendCtx *s;
+	uint32_t n;    /* RDMA WRs (chained writes or reads) */
+	int32_t delta; /* REQ_LIM_DELTA of a response */
+	uint64_t tag;  /* tag of the command it belongs to */
+	bool delivered = false; /* the initiator has seen the response */
+};
+
+struct Served {
+	IuKind kind;
+	uint64_t tag;
+	SendCtx *s;
+};
+
+struct Harness {
+	TestCore core{FakeEnv{this}};
+	FakeSrq *srq = nullptr;
+	std::deque<RecvCtx *> own_rq;
+	std::deque<PostedWr> sq;
+	std::vector<Served> served;
+	std::vector<SendCtx *> executed, failed, puts;
+	std::vector<uint64_t> tag_of; /* tag of the IU behind each send ctx */
+	/* PutCmd drops the last reference (LIO calls release_cmd inside). */
+	bool put_releases = true;
+	std::vector<SendCtx *> refs_held; /* PutCmd done, last ref not yet */
+	/* Next post_send / post_recv fails with this status (once). */
+	Status fail_next_post_send = Status::kOk;
+	Status fail_next_post_recv = Status::kOk;
+	std::function<void(SendCtx &, RecvCtx &)> on_submit;
+	std::function<void(RecvCtx &)> on_other;
+	int kicks = 0;
+	alignas(SRPT_WORK_ALIGN) unsigned char work[SRPT_WORK_SIZE];
+	bool destroyed = false;
+
+	static constexpr uint32_t kReqBuf = 64;
+	static constexpr uint32_t kRspBuf = 64;
+
+	static ChannelConfig Config(uint32_t credits, uint32_t sq_size,
+				    uint32_t send_ctx_limit = 0)
+	{
+		ChannelConfig cfg;
+		cfg.credits = credits;
+		cfg.send_ctx_limit = send_ctx_limit;
+		cfg.rsp_buf_size = kRspBuf;
+		cfg.req_buf_size = kReqBuf;
+		cfg.sq_size = sq_size;
+		cfg.name = "test";
+		return cfg;
+	}
+
+	explicit Harness(ChannelConfig cfg, FakeSrq *shared = nullptr)
+	    : srq(shared)
+	{
+		srpt_work_init(work, &Harness::WorkFn, this);
+		if (srq)
+			cfg.srq_ring = &srq->ring;
+		EXPECT_EQ(core.Init(cfg, Gfp::kKernel), Status::kOk);
+		tag_of.assign(core.send_ring().size(), 0);
+		EXPECT_EQ(core.PostInitialReceives(), Status::kOk);
+	}
+
+	~Harness()
+	{
+		srpt_work_cancel_sync(work);
+		if (!destroyed)
+			core.Destroy();
+	}
+
+	static void WorkFn(void *ctx)
+	{
+		static_cast<Harness *>(ctx)->core.ProcessWaitList();
+	}
+
+	std::deque<RecvCtx *> &rq() { return srq ? srq->posted : own_rq; }
+
+	/* The initiator's IU lands in the next posted receive buffer. */
+	RecvCtx *Deliver(uint8_t opcode, uint64_t tag, bool imm = false,
+			 uint32_t len = 32)
+	{
+		EXPECT_FALSE(rq().empty()) << "no receive posted (RNR)";
+		if (rq().empty())
+			return nullptr;
+		RecvCtx *r = rq().front();
+		rq().pop_front();
+		std::memset(r->buf(), 0, r->buf_size());
+		if (len > 0)
+			r->buf()[0] = opcode;
+		r->buf()[5] = imm ? 0x30 : 0x00;
+		std::memcpy(r->buf() + 8, &tag, sizeof(tag));
+		core.OnRecvDone(*r, len, true);
+		return r;
+	}
+
+	/* Completes the oldest posted WR (an RC send queue completes in order). */
+	PostedWr CompleteNext(bool ok = true)
+	{
+		EXPECT_FALSE(sq.empty());
+		PostedWr wr = sq.front();
+		sq.pop_front();
+		switch (wr.kind) {
+		case WrKind::kResponse:
+			core.OnSendDone(*wr.s, ok);
+			break;
+		case WrKind::kRdmaRead:
+			core.OnRdmaReadDone(*wr.s, ok);
+			break;
+		case WrKind::kZlw:
+			last_zlw = core.OnZeroLengthWriteDone(ok);
+			break;
+		}
+		return wr;
+	}
+
+	/* The target core drops its last reference on a command. */
+	void DropLastRef(SendCtx *s)
+	{
+		for (auto it = refs_held.begin(); it != refs_held.end(); ++it) {
+			if (*it == s) {
+				refs_held.erase(it);
+				core.ReleaseCmd(*s);
+				return;
+			}
+		}
+		ADD_FAILURE() << "no reference held on send ctx " << s->index();
+	}
+
+	size_t RunWork() { return host::RunPendingWork(); }
+
+	std::vector<uint64_t> ServedTags() const
+	{
+		std::vector<uint64_t> tags;
+		for (const Served &sv : served)
+			tags.push_back(sv.tag);
+		return tags;
+	}
+
+	/* Responds to the command of @s (status only). */
+	Status Respond(SendCtx *s, uint32_t n_rdma = 0,
+		       QueueFullPolicy p = QueueFullPolicy::kReturnQueueFull)
+	{
+		return core.QueueResponse(*s, n_rdma, p);
+	}
+
+	void ExpectInvariants()
+	{
+		const char *broken = core.CheckInvariants();
+		EXPECT_EQ(broken, nullptr) << broken;
+	}
+
+	/*
+	 * Orderly end of the channel: disconnect, flush the QP, release and
+	 * free. Every command must have been released by then.
+	 */
+	void Teardown()
+	{
+		core.Disconnect();
+		EXPECT_EQ(core.PostDrainWrite(), Status::kOk);
+		while (!sq.empty())
+			CompleteNext(false);
+		EXPECT_EQ(last_zlw, ZlwOutcome::kReleaseChannel);
+		if (!srq) {
+			while (!own_rq.empty()) {
+				RecvCtx *r = own_rq.front();
+				own_rq.pop_front();
+				core.OnRecvDone(*r, 0, false);
+			}
+		}
+		srpt_work_cancel_sync(work);
+		EXPECT_EQ(core.Release(), 0u);
+		core.Destroy();
+		destroyed = true;
+	}
+
+	ZlwOutcome last_zlw = ZlwOutcome::kNothing;
+};
+
+inline IuClass FakeEnv::ClassifyIu(const RecvCtx &r)
+{
+	return ClassifySrpIu(r.buf(), r.byte_len());
+}
+
+inline Status FakeEnv::PostRecv(RecvCtx &r)
+{
+	if (h->fail_next_post_recv != Status::kOk) {
+		Status st = h->fail_next_post_recv;
+		h->fail_next_post_recv = Status::kOk;
+		return st;
+	}
+	h->rq().push_back(&r);
+	return Status::kOk;
+}
+
+inline Status FakeEnv::PostResponse(SendCtx &s, uint32_t n_rdma,
+				    int32_t delta)
+{
+	if (h->fail_next_post_send != Status::kOk) {
+		Status st = h->fail_next_post_send;
+		h->fail_next_post_send = Status::kOk;
+		return st;
+	}
+	h->sq.push_back({WrKind::kResponse, &s, n_rdma, delta,
+			 h->tag_of[s.index()]});
+	return Status::kOk;
+}
+
+inline Status FakeEnv::PostRdmaRead(SendCtx &s, uint32_t n)
+{
+	if (h->fail_next_post_send != Status::kOk) {
+		Status st = h->fail_next_post_send;
+		h->fail_next_post_send = Status::kOk;
+		return st;
+	}
+	h->sq.push_back({WrKind::kRdmaRead, &s, n, 0, h->tag_of[s.index()]});
+	return Status::kOk;
+}
+
+inline Status FakeEnv::PostZeroLengthWrite()
+{
+	h->sq.push_back({WrKind::kZlw, nullptr, 0, 0, 0});
+	return Status::kOk;
+}
+
+inline void FakeEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+{
+	h->tag_of[s.index()] = IuTag(r);
+	h->served.push_back({IuKind::kCmd, IuTag(r), &s});
+	if (h->on_submit)
+		h->on_submit(s, r);
+}
+
+inline void FakeEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
+{
+	h->tag_of[s.index()] = IuTag(r);
+	h->served.push_back({IuKind::kTaskMgmt, IuTag(r), &s});
+	if (h->on_submit)
+		h->on_submit(s, r);
+}
+
+inline void FakeEnv::HandleOtherIu(RecvCtx &r)
+{
+	h->served.push_back({r.iu_class().kind, IuTag(r), nullptr});
+	if (h->on_other)
+		h->on_other(r);
+}
+
+inline void FakeEnv::ExecuteCmd(SendCtx &s) { h->executed.push_back(&s); }
+
+inline void FakeEnv::FailCmd(SendCtx &s) { h->failed.push_back(&s); }
+
+inline void FakeEnv::PutCmd(SendCtx &s)
+{
+	h->puts.push_back(&s);
+	if (h->put_releases)
+		h->core.ReleaseCmd(s);
+	else
+		h->refs_held.push_back(&s);
+}
+
+inline void FakeEnv::KickWaitList()
+{
+	h->kicks++;
+	srpt_work_queue(h->work);
+}
+
+} // namespace srpt::test
+
+#endif
