@@ -8,10 +8,13 @@ namespace srpt
 namespace
 {
 
-constexpr uint8_t op(wire::Opcode o) { return static_cast<uint8_t>(o); }
+constexpr uint8_t op(wire::Opcode o)
+{
+	return static_cast<uint8_t>(o);
+}
 
 constexpr uint16_t kTargetBufFmt =
-	wire::kBufFormatDirect | wire::kBufFormatIndirect;
+    wire::kBufFormatDirect | wire::kBufFormatIndirect;
 
 } // namespace
 
@@ -98,9 +101,9 @@ size_t build_cmd_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
 	return sizeof(rsp) + sense_len;
 }
 
-size_t build_check_condition_rsp(std::span<uint8_t> out,
-				 uint32_t max_ti_iu_len, uint64_t tag,
-				 uint32_t req_lim_delta, SenseCode code)
+size_t build_check_condition_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
+				 uint64_t tag, uint32_t req_lim_delta,
+				 SenseCode code)
 {
 	uint8_t sense[kFixedSenseLen];
 	build_fixed_sense(sense, code);

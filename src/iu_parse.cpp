@@ -103,7 +103,8 @@ CmdCheck parse_immediate(std::span<const uint8_t> iu, uint64_t off,
 		return CmdCheck::DescBeyondIu;
 	if (off + sizeof(wire::ImmBuf) > lim.imm_data_offset)
 		return CmdCheck::ImmDescAfterData;
-	const uint32_t len = wire::load<wire::ImmBuf>(iu.data() + off).len.get();
+	const uint32_t len =
+	    wire::load<wire::ImmBuf>(iu.data() + off).len.get();
 	if (len == 0)
 		return CmdCheck::ZeroLengthDesc;
 	if (uint64_t{lim.imm_data_offset} + len > iu.size())
@@ -148,8 +149,8 @@ CmdCheck parse_cmd(std::span<const uint8_t> iu, const ChannelLimits &lim,
 	const uint64_t desc_off = sizeof(wire::Cmd) + w.add_cdb_len;
 	if (desc_off > iu.size())
 		return CmdCheck::AddCdbBeyondIu;
-	out.cdb = iu.subspan(offsetof(wire::Cmd, cdb),
-			     sizeof(w.cdb) + w.add_cdb_len);
+	out.cdb =
+	    iu.subspan(offsetof(wire::Cmd, cdb), sizeof(w.cdb) + w.add_cdb_len);
 
 	const uint8_t fmt_out = w.buf_fmt >> 4;
 	const uint8_t fmt_in = w.buf_fmt & 0xf;
@@ -234,8 +235,8 @@ IuParseResult parse_iu(std::span<const uint8_t> iu, const ChannelLimits &lim)
 		r.tm.func_raw = w.tsk_mgmt_func;
 		r.tm.supported = valid_tsk_mgmt_func(w.tsk_mgmt_func);
 		if (r.tm.supported)
-			r.tm.func = static_cast<wire::TskMgmtFunc>(
-				w.tsk_mgmt_func);
+			r.tm.func =
+			    static_cast<wire::TskMgmtFunc>(w.tsk_mgmt_func);
 		r.tm.task_tag = w.task_tag.get();
 		r.action = iu.size() > lim.it_iu_len ? IuAction::RejectTaskMgmt
 						     : IuAction::TaskMgmt;
@@ -254,8 +255,8 @@ IuParseResult parse_iu(std::span<const uint8_t> iu, const ChannelLimits &lim)
 			return drop(opcode, DropReason::TooLong, false);
 		r.tag = wire::load<wire::ILogout>(iu.data()).tag.get();
 		r.action = static_cast<Opcode>(opcode) == Opcode::ILogout
-				   ? IuAction::Logout
-				   : IuAction::Ignore;
+			       ? IuAction::Logout
+			       : IuAction::Ignore;
 		return r;
 	}
 

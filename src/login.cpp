@@ -66,7 +66,7 @@ bool target_port_id_matches(const uint8_t id[16], uint64_t guid)
 LoginDecision negotiate_login(const LoginRequest &req, const LoginConfig &cfg)
 {
 	constexpr uint16_t supported_fmt =
-		wire::kBufFormatDirect | wire::kBufFormatIndirect;
+	    wire::kBufFormatDirect | wire::kBufFormatIndirect;
 
 	if (req.opcode != static_cast<uint8_t>(wire::Opcode::LoginReq))
 		return reject(req.tag, LoginCheck::BadOpcode,

@@ -77,8 +77,8 @@ MadStatus fill_ioc_profile(wire::IocProfile &ioc, uint32_t slot,
 	ioc.rdma_read_depth = kIocRdmaReadDepth;
 	ioc.send_size.set(dev.max_req_size);
 	ioc.rdma_size.set(dev.max_rdma_size < kMaxIocRdmaSize
-				  ? dev.max_rdma_size
-				  : kMaxIocRdmaSize);
+			      ? dev.max_rdma_size
+			      : kMaxIocRdmaSize);
 	ioc.num_svc_entries = 1;
 	ioc.op_cap_mask = wire::kOpCapSendToIoc | wire::kOpCapSendFromIoc |
 			  wire::kOpCapRdmaReadFromIoc |
@@ -125,8 +125,8 @@ MadResult handle_dm_mad(std::span<const uint8_t> request,
 
 	wire::DmMad rsp{};
 	const size_t hdr_len = request.size() < wire::kDmHeaderSize
-				       ? request.size()
-				       : wire::kDmHeaderSize;
+				   ? request.size()
+				   : wire::kDmHeaderSize;
 	__builtin_memcpy(&rsp, request.data(), hdr_len);
 	rsp.mad_hdr.method = wire::kMethodGetResp;
 

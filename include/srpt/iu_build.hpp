@@ -46,7 +46,7 @@ struct CmdRspInfo {
 	uint64_t tag;
 	uint32_t req_lim_delta; /* >= 1: this response's credit + owed ones */
 	ScsiStatus status;
-	DataDir dir;       /* residual flags only for ToDevice / FromDevice */
+	DataDir dir; /* residual flags only for ToDevice / FromDevice */
 	Residual residual;
 	uint32_t residual_count;
 	std::span<const uint8_t> sense; /* empty: no SNSVALID */
@@ -62,18 +62,16 @@ size_t build_cmd_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
 		     const CmdRspInfo &info);
 
 /* SRP_RSP with CHECK CONDITION and fixed-format sense for @code. */
-size_t build_check_condition_rsp(std::span<uint8_t> out,
-				 uint32_t max_ti_iu_len, uint64_t tag,
-				 uint32_t req_lim_delta, SenseCode code);
+size_t build_check_condition_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
+				 uint64_t tag, uint32_t req_lim_delta,
+				 SenseCode code);
 
 /* The CHECK CONDITION response for a RejectCmd outcome of parse_iu(). */
-inline size_t build_reject_rsp(std::span<uint8_t> out,
-			       uint32_t max_ti_iu_len,
+inline size_t build_reject_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
 			       const IuParseResult &r, uint32_t req_lim_delta)
 {
 	return build_check_condition_rsp(out, max_ti_iu_len, r.tag,
-					 req_lim_delta,
-					 sense_for(r.cmd_check));
+					 req_lim_delta, sense_for(r.cmd_check));
 }
 
 /* Task management SRP_RSP: RSPVALID, 4 bytes of response data, code in

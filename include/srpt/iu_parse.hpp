@@ -64,10 +64,10 @@ namespace srpt
 
 /* Per-channel limits the parser enforces. */
 struct ChannelLimits {
-	uint32_t it_iu_len;       /* negotiated IU length (LoginParams) */
+	uint32_t it_iu_len;	  /* negotiated IU length (LoginParams) */
 	uint16_t imm_data_offset; /* 0: immediate data not granted */
-	uint32_t max_data_len;    /* max data bytes per command (>0) */
-	uint8_t max_desc;         /* max data descriptors per command */
+	uint32_t max_data_len;	  /* max data bytes per command (>0) */
+	uint8_t max_desc;	  /* max data descriptors per command */
 };
 
 /* Limits of a channel from its login and the port's transfer bound. */
@@ -98,7 +98,7 @@ class DescriptorList
 public:
 	constexpr DescriptorList() = default;
 	explicit constexpr DescriptorList(std::span<const uint8_t> raw)
-		: raw_(raw)
+	    : raw_(raw)
 	{
 	}
 
@@ -108,7 +108,7 @@ public:
 	DataDescriptor operator[](size_t i) const
 	{
 		const auto d = wire::load<wire::DirectBuf>(
-			raw_.data() + i * sizeof(wire::DirectBuf));
+		    raw_.data() + i * sizeof(wire::DirectBuf));
 		return DataDescriptor{d.va.get(), d.key.get(), d.len.get()};
 	}
 	std::span<const uint8_t> bytes() const { return raw_; }
@@ -124,7 +124,7 @@ struct ParsedCmd {
 	wire::TaskAttr task_attr;
 	std::span<const uint8_t> cdb; /* 16 + additional CDB bytes */
 	DataDir dir;
-	wire::DescFormat format; /* format of the direction in use */
+	wire::DescFormat format;    /* format of the direction in use */
 	DescriptorList descriptors; /* Direct: 1, Indirect: n, else none */
 	std::span<const uint8_t> imm_data; /* Immediate only */
 	uint32_t data_length; /* bytes the initiator offers to move */
@@ -135,9 +135,9 @@ struct ParsedTskMgmt {
 	wire::Lun lun;
 	uint8_t sol_not;
 	uint8_t func_raw;
-	bool supported; /* func_raw is one of wire::TskMgmtFunc */
+	bool supported;		/* func_raw is one of wire::TskMgmtFunc */
 	wire::TskMgmtFunc func; /* valid when supported */
-	uint64_t task_tag; /* ABORT TASK: tag of the task to abort */
+	uint64_t task_tag;	/* ABORT TASK: tag of the task to abort */
 };
 
 enum class CmdCheck : uint8_t {
@@ -185,11 +185,11 @@ enum class IuAction : uint8_t {
 
 enum class DropReason : uint8_t {
 	None,
-	Empty,         /* zero bytes received */
-	ShortIu,       /* shorter than the fixed part of its opcode */
-	TooLong,       /* non-command IU longer than it_iu_len */
-	LoginReq,      /* SRP_LOGIN_REQ on an established channel */
-	TargetOpcode,  /* a target-to-initiator IU type */
+	Empty,	      /* zero bytes received */
+	ShortIu,      /* shorter than the fixed part of its opcode */
+	TooLong,      /* non-command IU longer than it_iu_len */
+	LoginReq,     /* SRP_LOGIN_REQ on an established channel */
+	TargetOpcode, /* a target-to-initiator IU type */
 	UnknownOpcode,
 };
 
@@ -197,10 +197,10 @@ const char *describe(DropReason reason);
 
 struct IuParseResult {
 	IuAction action;
-	uint8_t opcode;       /* byte 0, 0 when Empty */
+	uint8_t opcode;	      /* byte 0, 0 when Empty */
 	bool consumes_credit; /* SRP_CMD / SRP_TSK_MGMT */
-	uint64_t tag;         /* 0 when Drop */
-	ParsedCmd cmd;        /* ExecuteCmd */
+	uint64_t tag;	      /* 0 when Drop */
+	ParsedCmd cmd;	      /* ExecuteCmd */
 	CmdCheck cmd_check;   /* RejectCmd (Ok otherwise) */
 	ParsedTskMgmt tm;     /* TaskMgmt, RejectTaskMgmt */
 	DropReason drop;      /* Drop (None otherwise) */

@@ -43,14 +43,14 @@ namespace srpt
 
 /* Values the IOControllerProfile and ServiceEntries are built from. */
 struct DmDeviceInfo {
-	uint64_t ioc_guid;         /* srpt_service_guid */
-	uint32_t vendor_id;        /* ib_device_attr.vendor_id */
+	uint64_t ioc_guid;	   /* srpt_service_guid */
+	uint32_t vendor_id;	   /* ib_device_attr.vendor_id */
 	uint32_t vendor_part_id;   /* ib_device_attr.vendor_part_id */
-	uint32_t hw_ver;           /* ib_device_attr.hw_ver (low 16 bits) */
+	uint32_t hw_ver;	   /* ib_device_attr.hw_ver (low 16 bits) */
 	uint16_t send_queue_depth; /* use_srq ? srq_size
 				      : min(128, max_qp_wr) */
-	uint32_t max_req_size;     /* srp_max_req_size -> send_size */
-	uint32_t max_rdma_size;    /* port srp_max_rdma_size, capped 16 MiB */
+	uint32_t max_req_size;	   /* srp_max_req_size -> send_size */
+	uint32_t max_rdma_size;	   /* port srp_max_rdma_size, capped 16 MiB */
 };
 
 inline constexpr uint32_t kMaxIocRdmaSize = 1u << 24;
@@ -60,9 +60,9 @@ inline constexpr char kIocIdString[] = "Linux SRP target";
 inline constexpr char kSrpServiceNamePrefix[] = "SRP.T10:";
 
 struct MadResult {
-	bool respond;           /* send response[0, len) */
+	bool respond;		/* send response[0, len) */
 	wire::MadStatus status; /* status written in the response */
-	size_t len;             /* wire::kMadSize when respond */
+	size_t len;		/* wire::kMadSize when respond */
 };
 
 MadResult handle_dm_mad(std::span<const uint8_t> request,

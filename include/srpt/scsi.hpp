@@ -49,8 +49,8 @@ inline constexpr SenseCode kSenseIuTooShort{SenseKey::IllegalRequest, 0x0e,
 					    0x01};
 inline constexpr SenseCode kSenseIuTooLong{SenseKey::IllegalRequest, 0x0e,
 					   0x02};
-inline constexpr SenseCode kSenseInvalidFieldInCmdIu{
-	SenseKey::IllegalRequest, 0x0e, 0x03};
+inline constexpr SenseCode kSenseInvalidFieldInCmdIu{SenseKey::IllegalRequest,
+						     0x0e, 0x03};
 
 /* Length of fixed-format sense data as built by build_fixed_sense(). */
 inline constexpr uint32_t kFixedSenseLen = 18;

@@ -11,8 +11,10 @@
 
 #include "srpt/iu_build.hpp"
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 constexpr uint8_t kTagBytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 
@@ -46,10 +48,10 @@ TEST(IuBuildRsp, GoodStatusBytes)
 	std::memset(buf, 0xee, sizeof(buf));
 	ASSERT_EQ(build_cmd_rsp(buf, 8260, good()), 36u);
 	const uint8_t expect[36] = {
-		0xc1, 0, 0, 0, 0, 0, 0, 1, /* opcode, req_lim_delta 1 */
-		1,    2, 3, 4, 5, 6, 7, 8, /* tag */
-		0,    0, 0, 0,             /* flags 0, status GOOD */
-		0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xc1, 0, 0, 0, 0, 0, 0, 1, /* opcode, req_lim_delta 1 */
+	    1,	  2, 3, 4, 5, 6, 7, 8, /* tag */
+	    0,	  0, 0, 0,	       /* flags 0, status GOOD */
+	    0,	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
 	EXPECT_EQ(0, std::memcmp(buf, expect, 36));
 	EXPECT_EQ(buf[36], 0xee);
@@ -72,10 +74,10 @@ TEST(IuBuildRsp, ResidualFlagsAndCounts)
 		uint8_t flag;
 		size_t cnt_off;
 	} cases[] = {
-		{DataDir::ToDevice, Residual::Underflow, 0x08, 20},
-		{DataDir::ToDevice, Residual::Overflow, 0x04, 20},
-		{DataDir::FromDevice, Residual::Underflow, 0x20, 24},
-		{DataDir::FromDevice, Residual::Overflow, 0x10, 24},
+	    {DataDir::ToDevice, Residual::Underflow, 0x08, 20},
+	    {DataDir::ToDevice, Residual::Overflow, 0x04, 20},
+	    {DataDir::FromDevice, Residual::Underflow, 0x20, 24},
+	    {DataDir::FromDevice, Residual::Overflow, 0x10, 24},
 	};
 	for (const auto &c : cases) {
 		auto i = good();
@@ -152,8 +154,8 @@ TEST(IuBuildRsp, FixedSenseBytes)
 	uint8_t s[18];
 	std::memset(s, 0xee, sizeof(s));
 	ASSERT_EQ(build_fixed_sense(s, kSenseInvalidFieldInCmdIu), 18u);
-	const uint8_t expect[18] = {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0,
-				    0,    0, 0,    0x0e, 0x03, 0, 0, 0, 0};
+	const uint8_t expect[18] = {0x70, 0, 0x05, 0,	 0,    0, 0, 10, 0,
+				    0,	  0, 0,	   0x0e, 0x03, 0, 0, 0,	 0};
 	EXPECT_EQ(0, std::memcmp(s, expect, 18));
 	EXPECT_EQ(build_fixed_sense({s, 17}, kSenseInvalidFieldInCmdIu), 0u);
 }
@@ -188,17 +190,17 @@ TEST(IuBuildTskMgmt, ResponseBytes)
 				     wire::TskMgmtRspCode::NotSupported),
 		  40u);
 	const uint8_t expect[40] = {
-		0xc1, 0, 0, 0, 0, 0, 0, 2, 1, 2, 3, 4, 5, 6, 7, 8,
-		0,    0, 0x01, 0, /* RSPVALID, status 0 */
-		0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* residuals, sense */
-		0,    0, 0, 4,                         /* resp_data_len */
-		0,    0, 0, 0x04,                      /* RSP_CODE */
+	    0xc1, 0, 0, 0,    0, 0, 0,	  2, 1, 2, 3, 4,
+	    5,	  6, 7, 8,    0, 0, 0x01, 0, /* RSPVALID, status 0 */
+	    0,	  0, 0, 0,    0, 0, 0,	  0, 0, 0, 0, 0, /* residuals, sense */
+	    0,	  0, 0, 4,				 /* resp_data_len */
+	    0,	  0, 0, 0x04,				 /* RSP_CODE */
 	};
 	EXPECT_EQ(0, std::memcmp(buf, expect, 40));
 	EXPECT_EQ(buf[40], 0xee);
-	EXPECT_EQ(build_tsk_mgmt_rsp({buf, 39}, 0, 1,
-				     wire::TskMgmtRspCode::Complete),
-		  0u);
+	EXPECT_EQ(
+	    build_tsk_mgmt_rsp({buf, 39}, 0, 1, wire::TskMgmtRspCode::Complete),
+	    0u);
 	build_tsk_mgmt_rsp(buf, 0, 1, wire::TskMgmtRspCode::Complete);
 	EXPECT_EQ(buf[39], 0x00);
 	build_tsk_mgmt_rsp(buf, 0, 1, wire::TskMgmtRspCode::Failed);

@@ -12,8 +12,10 @@
 
 #include "srpt/iu_parse.hpp"
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 using wire::DescFormat;
 
@@ -42,8 +44,8 @@ struct CmdIu {
 		b[0] = 0x02;
 		std::memcpy(&b[8], kTagBytes, 8);
 		b[20] = 0x00, b[21] = 0x05; /* LUN 5 */
-		b[29] = 0x00;               /* SIMPLE */
-		b[32] = 0x28;               /* READ(10) */
+		b[29] = 0x00;		    /* SIMPLE */
+		b[32] = 0x28;		    /* READ(10) */
 	}
 	CmdIu &fmt(uint8_t out, uint8_t in)
 	{
@@ -253,8 +255,8 @@ TEST(IuParseHostile, OneByteIuDoesNotParseStaleBufferBytes)
 	/* A valid command sits in the buffer, but only 1 byte was received. */
 	CmdIu c;
 	c.fmt(0, 1).direct(0x10, 1, 512);
-	const auto r = parse_iu(std::span<const uint8_t>(c.b.data(), 1),
-				limits());
+	const auto r =
+	    parse_iu(std::span<const uint8_t>(c.b.data(), 1), limits());
 	EXPECT_EQ(r.action, IuAction::Drop);
 	EXPECT_EQ(r.drop, DropReason::ShortIu);
 }
@@ -296,11 +298,14 @@ TEST(IuParseHostile, AddCdbPushesDescriptorPastIu)
 
 TEST(IuParseHostile, ReservedBufferFormats)
 {
-	for (auto [o, i] : {std::pair{4, 0}, {0, 4}, {0xf, 0}, {0, 0xf},
+	for (auto [o, i] : {std::pair{4, 0},
+			    {0, 4},
+			    {0xf, 0},
+			    {0, 0xf},
 			    {0, 3} /* immediate data-in */}) {
 		CmdIu c;
 		c.fmt(static_cast<uint8_t>(o), static_cast<uint8_t>(i))
-			.direct(0, 0, 512);
+		    .direct(0, 0, 512);
 		expect_reject(c.b, CmdCheck::ReservedBufFmt);
 	}
 }
@@ -521,15 +526,14 @@ TEST(IuParseSense, MappingPerCheck)
 		EXPECT_EQ(sense_for(k), kSenseIuTooShort) << describe(k);
 	for (auto k : {CmdCheck::Bidirectional, CmdCheck::TooManyDescriptors,
 		       CmdCheck::DataTooLong})
-		EXPECT_EQ(sense_for(k), kSenseInvalidFieldInCdb)
-			<< describe(k);
+		EXPECT_EQ(sense_for(k), kSenseInvalidFieldInCdb) << describe(k);
 	for (auto k : {CmdCheck::ReservedTaskAttr, CmdCheck::ReservedAddCdbLen,
 		       CmdCheck::ReservedBufFmt, CmdCheck::IndirectTableLen,
 		       CmdCheck::IndirectCount, CmdCheck::ZeroLengthDesc,
 		       CmdCheck::TotalLenMismatch, CmdCheck::ImmNotNegotiated,
 		       CmdCheck::ImmDescAfterData})
 		EXPECT_EQ(sense_for(k), kSenseInvalidFieldInCmdIu)
-			<< describe(k);
+		    << describe(k);
 	EXPECT_EQ(kSenseInvalidFieldInCdb.key, SenseKey::IllegalRequest);
 	EXPECT_EQ(kSenseInvalidFieldInCdb.asc, 0x24);
 	EXPECT_EQ(kSenseInvalidFieldInCmdIu.asc, 0x0e);
@@ -652,9 +656,18 @@ TEST(IuParseOther, UnknownOpcodesAreDropped)
 {
 	for (int op = 0; op < 256; op++) {
 		switch (op) {
-		case 0x00: case 0x01: case 0x02: case 0x03: case 0x41:
-		case 0x42: case 0xc0: case 0xc1: case 0xc2: case 0x80:
-		case 0x81: case 0x82:
+		case 0x00:
+		case 0x01:
+		case 0x02:
+		case 0x03:
+		case 0x41:
+		case 0x42:
+		case 0xc0:
+		case 0xc1:
+		case 0xc2:
+		case 0x80:
+		case 0x81:
+		case 0x82:
 			continue;
 		}
 		const auto r = parse(small_iu(static_cast<uint8_t>(op), 64));

@@ -11,8 +11,10 @@
 #include "srpt/iu_build.hpp"
 #include "srpt/login.hpp"
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 using wire::LoginRejReason;
 
@@ -25,9 +27,9 @@ void put_be(std::vector<uint8_t> &b, size_t off, uint64_t v, int n)
 }
 
 /* IB/CM form, as ib_srp sends it. */
-std::vector<uint8_t> login_req(uint32_t it_iu_len = 8260,
-			       uint8_t flags = 0x80, uint16_t imm = 68,
-			       uint16_t fmt = 0x6, uint64_t guid = kGuid)
+std::vector<uint8_t> login_req(uint32_t it_iu_len = 8260, uint8_t flags = 0x80,
+			       uint16_t imm = 68, uint16_t fmt = 0x6,
+			       uint64_t guid = kGuid)
 {
 	std::vector<uint8_t> b(64, 0);
 	b[0] = 0x00;
@@ -108,11 +110,11 @@ TEST(LoginNegotiation, RdmaCmFormDecodesTheSameFields)
 	EXPECT_EQ(a->buf_fmt, b->buf_fmt);
 	EXPECT_EQ(a->flags, b->flags);
 	EXPECT_EQ(a->imm_data_offset, b->imm_data_offset);
-	EXPECT_EQ(0, std::memcmp(a->initiator_port_id, b->initiator_port_id,
-				 16));
+	EXPECT_EQ(0,
+		  std::memcmp(a->initiator_port_id, b->initiator_port_id, 16));
 	EXPECT_EQ(0, std::memcmp(a->target_port_id, b->target_port_id, 16));
-	EXPECT_TRUE(negotiate_login_rdma_cm(login_req_rdma(), config())
-			    .accepted());
+	EXPECT_TRUE(
+	    negotiate_login_rdma_cm(login_req_rdma(), config()).accepted());
 }
 
 TEST(LoginNegotiation, ShortPrivateDataIsRejected)
@@ -187,13 +189,13 @@ TEST(LoginNegotiation, BufferFormats)
 {
 	for (uint16_t ok : {0x0, 0x2, 0x4, 0x6}) {
 		const auto d = negotiate_login_ib_cm(
-			login_req(8260, 0x80, 68, ok), config());
+		    login_req(8260, 0x80, 68, ok), config());
 		EXPECT_TRUE(d.accepted()) << ok;
 		EXPECT_EQ(d.params.buf_fmt, 0x6);
 	}
 	for (uint16_t bad : {0x1, 0x8, 0x7, 0x8000, 0xffff}) {
 		const auto d = negotiate_login_ib_cm(
-			login_req(8260, 0x80, 68, bad), config());
+		    login_req(8260, 0x80, 68, bad), config());
 		EXPECT_EQ(d.check, LoginCheck::UnsupportedBufFmt) << bad;
 		EXPECT_EQ(d.reason,
 			  LoginRejReason::UnsupportedDescriptorFormat);
@@ -228,8 +230,8 @@ TEST(LoginNegotiation, RspFlagsFollowMultiChannelAndImmediate)
 
 TEST(LoginNegotiation, ImmediateDataNeedsTheFlag)
 {
-	const auto d = negotiate_login_ib_cm(login_req(8260, 0x00, 68),
-					     config());
+	const auto d =
+	    negotiate_login_ib_cm(login_req(8260, 0x00, 68), config());
 	ASSERT_TRUE(d.accepted());
 	EXPECT_FALSE(d.params.immediate_data);
 	EXPECT_EQ(d.params.imm_data_offset, 0);
@@ -249,8 +251,8 @@ TEST(LoginNegotiation, ImmediateDataOffsetBounds)
 {
 	/* Below header + immediate descriptor: declined, login accepted. */
 	for (uint16_t off : {0, 47, 48, 51}) {
-		const auto d = negotiate_login_ib_cm(
-			login_req(8260, 0x80, off), config());
+		const auto d =
+		    negotiate_login_ib_cm(login_req(8260, 0x80, off), config());
 		ASSERT_TRUE(d.accepted()) << off;
 		EXPECT_FALSE(d.params.immediate_data) << off;
 		EXPECT_EQ(d.params.imm_data_offset, 0) << off;
@@ -262,8 +264,7 @@ TEST(LoginNegotiation, ImmediateDataOffsetBounds)
 	EXPECT_TRUE(d.params.immediate_data);
 	/* At or beyond the IU: no byte of data could follow. */
 	for (uint16_t off : {8260, 8261, 0xffff}) {
-		d = negotiate_login_ib_cm(login_req(8260, 0x80, off),
-					  config());
+		d = negotiate_login_ib_cm(login_req(8260, 0x80, off), config());
 		ASSERT_TRUE(d.accepted()) << off;
 		EXPECT_FALSE(d.params.immediate_data) << off;
 		EXPECT_EQ(d.params.imm_data_offset, 0) << off;
@@ -287,26 +288,25 @@ TEST(LoginNegotiation, FirstFailingCheckDecides)
 
 TEST(LoginNegotiation, DescribeCoversEveryCheck)
 {
-	for (int i = 0; i <= static_cast<int>(
-				     LoginCheck::ReservedMultiChannelAction);
-	     i++)
+	for (int i = 0;
+	     i <= static_cast<int>(LoginCheck::ReservedMultiChannelAction); i++)
 		EXPECT_STRNE(describe(static_cast<LoginCheck>(i)), "unknown");
 }
 
 TEST(LoginBuild, LoginRspBytes)
 {
-	const auto d = negotiate_login_ib_cm(login_req(8260, 0x80, 68),
-					     config());
+	const auto d =
+	    negotiate_login_ib_cm(login_req(8260, 0x80, 68), config());
 	ASSERT_TRUE(d.accepted());
 	uint8_t buf[64];
 	std::memset(buf, 0xee, sizeof(buf));
 	ASSERT_EQ(build_login_rsp(buf, d.tag, d.params, false), 52u);
 	const uint8_t expect[52] = {
-		0xc0, 0,    0,    0,    0,    0,    0,    128,  /* req_lim */
-		0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, /* tag */
-		0,    0,    0x20, 0x54, /* max_it_iu_len 8276 */
-		0,    0,    0x20, 0x44, /* max_ti_iu_len 8260 */
-		0,    0x06, 0x80,       /* buf_fmt, rsp_flags */
+	    0xc0, 0,	0,    0,    0,	  0,	0,    128,  /* req_lim */
+	    0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, /* tag */
+	    0,	  0,	0x20, 0x54, /* max_it_iu_len 8276 */
+	    0,	  0,	0x20, 0x44, /* max_ti_iu_len 8260 */
+	    0,	  0x06, 0x80,	    /* buf_fmt, rsp_flags */
 	};
 	EXPECT_EQ(0, std::memcmp(buf, expect, 52));
 	EXPECT_EQ(buf[52], 0xee); /* nothing written past the IU */
@@ -321,15 +321,14 @@ TEST(LoginBuild, LoginRejBytes)
 				  LoginRejReason::ItIuLengthTooLarge),
 		  32u);
 	const uint8_t expect[32] = {
-		0xc2, 0,    0,    0,    0,    0x01, 0,    0x02,
-		0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,
-		0,    0,    0,    0,    0,    0,    0,    0,
-		0,    0x06, 0,    0,    0,    0,    0,    0,
+	    0xc2, 0,	0,    0,    0,	  0x01, 0, 0x02, 0xa0, 0xa1, 0xa2,
+	    0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0,	0, 0,	 0,    0,    0,
+	    0,	  0,	0,    0x06, 0,	  0,	0, 0,	 0,    0,
 	};
 	EXPECT_EQ(0, std::memcmp(buf, expect, 32));
-	EXPECT_EQ(build_login_rej({buf, 31}, 0,
-				  LoginRejReason::ItIuLengthTooLarge),
-		  0u);
+	EXPECT_EQ(
+	    build_login_rej({buf, 31}, 0, LoginRejReason::ItIuLengthTooLarge),
+	    0u);
 }
 
 } // namespace

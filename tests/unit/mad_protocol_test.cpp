@@ -12,8 +12,10 @@
 
 #include "srpt/mad_protocol.hpp"
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 using wire::MadStatus;
 
@@ -92,8 +94,8 @@ TEST(MadProtocol, ClassPortInfo)
 	const auto req = mad(0x01, 0x01);
 	const auto a = handle(req);
 	expect_header_echoed(a, req, 0);
-	EXPECT_EQ(a.rsp[64], 1); /* base version */
-	EXPECT_EQ(a.rsp[65], 1); /* class version */
+	EXPECT_EQ(a.rsp[64], 1);	       /* base version */
+	EXPECT_EQ(a.rsp[65], 1);	       /* class version */
 	EXPECT_EQ(be(&a.rsp[64 + 4], 4), 20u); /* resp time */
 	for (size_t i = 64 + 8; i < 256; i++)
 		EXPECT_EQ(a.rsp[i], 0) << i;
@@ -105,9 +107,9 @@ TEST(MadProtocol, IouInfo)
 	const auto a = handle(req);
 	expect_header_echoed(a, req, 0);
 	EXPECT_EQ(be(&a.rsp[64], 2), 1u); /* change id */
-	EXPECT_EQ(a.rsp[66], 16);         /* max controllers */
-	EXPECT_EQ(a.rsp[67], 0);          /* op rom */
-	EXPECT_EQ(a.rsp[68], 0x10);       /* slot 1 present, slot 2 empty */
+	EXPECT_EQ(a.rsp[66], 16);	  /* max controllers */
+	EXPECT_EQ(a.rsp[67], 0);	  /* op rom */
+	EXPECT_EQ(a.rsp[68], 0x10);	  /* slot 1 present, slot 2 empty */
 	for (size_t i = 69; i < 256; i++)
 		EXPECT_EQ(a.rsp[i], 0) << i;
 }
@@ -121,24 +123,24 @@ TEST(MadProtocol, IocProfile)
 		const uint8_t *p = &a.rsp[64];
 		EXPECT_EQ(be(p, 4), uint32_t(kGuid >> 32));
 		EXPECT_EQ(be(p + 4, 4), uint32_t(kGuid));
-		EXPECT_EQ(be(p + 8, 4), 0x02c9u);   /* vendor id */
-		EXPECT_EQ(be(p + 12, 4), 0x1003u);  /* device id */
-		EXPECT_EQ(be(p + 16, 2), 0x01b0u);  /* device version */
-		EXPECT_EQ(be(p + 20, 4), 0x02c9u);  /* subsys vendor */
-		EXPECT_EQ(be(p + 24, 4), 0u);       /* subsys device */
-		EXPECT_EQ(be(p + 28, 2), 0x0100u);  /* io class rev 16a */
-		EXPECT_EQ(be(p + 30, 2), 0x609eu);  /* io subclass */
-		EXPECT_EQ(be(p + 32, 2), 0x0108u);  /* protocol */
-		EXPECT_EQ(be(p + 34, 2), 0x0001u);  /* protocol version */
+		EXPECT_EQ(be(p + 8, 4), 0x02c9u);  /* vendor id */
+		EXPECT_EQ(be(p + 12, 4), 0x1003u); /* device id */
+		EXPECT_EQ(be(p + 16, 2), 0x01b0u); /* device version */
+		EXPECT_EQ(be(p + 20, 4), 0x02c9u); /* subsys vendor */
+		EXPECT_EQ(be(p + 24, 4), 0u);	   /* subsys device */
+		EXPECT_EQ(be(p + 28, 2), 0x0100u); /* io class rev 16a */
+		EXPECT_EQ(be(p + 30, 2), 0x609eu); /* io subclass */
+		EXPECT_EQ(be(p + 32, 2), 0x0108u); /* protocol */
+		EXPECT_EQ(be(p + 34, 2), 0x0001u); /* protocol version */
 		EXPECT_EQ(be(p + 36, 2), 0u);
 		EXPECT_EQ(be(p + 38, 2), 0u);
-		EXPECT_EQ(be(p + 40, 2), 128u);     /* send queue depth */
-		EXPECT_EQ(p[43], 4);                /* rdma read depth */
-		EXPECT_EQ(be(p + 44, 4), 8276u);    /* send size */
-		EXPECT_EQ(be(p + 48, 4), 65536u);   /* rdma size */
-		EXPECT_EQ(p[52], 0x2b);             /* op cap mask */
+		EXPECT_EQ(be(p + 40, 2), 128u);	  /* send queue depth */
+		EXPECT_EQ(p[43], 4);		  /* rdma read depth */
+		EXPECT_EQ(be(p + 44, 4), 8276u);  /* send size */
+		EXPECT_EQ(be(p + 48, 4), 65536u); /* rdma size */
+		EXPECT_EQ(p[52], 0x2b);		  /* op cap mask */
 		EXPECT_EQ(p[53], 0);
-		EXPECT_EQ(p[54], 1);                /* service entries */
+		EXPECT_EQ(p[54], 1); /* service entries */
 		EXPECT_STREQ(reinterpret_cast<const char *>(p + 64),
 			     "Linux SRP target");
 		for (size_t i = 64 + 128; i < 256; i++)
@@ -171,8 +173,8 @@ TEST(MadProtocol, IocProfileSlots)
 
 TEST(MadProtocol, ServiceEntries)
 {
-	for (uint32_t mod : {0x00010000u, 0x00010100u, 0x00010101u,
-			     0x00020000u}) {
+	for (uint32_t mod :
+	     {0x00010000u, 0x00010100u, 0x00010101u, 0x00020000u}) {
 		const auto req = mad(0x01, 0x12, mod);
 		const auto a = handle(req);
 		expect_header_echoed(a, req, 0);
@@ -193,8 +195,8 @@ TEST(MadProtocol, ServiceEntriesOutOfRange)
 		expect_header_echoed(handle(req), req, 0x001c);
 	}
 	/* slot > 2, lo > hi, hi > 1 */
-	for (uint32_t mod : {0x00030000u, 0x00010001u, 0x00010200u,
-			     0x0001ff00u}) {
+	for (uint32_t mod :
+	     {0x00030000u, 0x00010001u, 0x00010200u, 0x0001ff00u}) {
 		const auto req = mad(0x01, 0x12, mod);
 		expect_header_echoed(handle(req), req, 0x0100);
 	}
@@ -244,8 +246,7 @@ TEST(MadProtocol, NoResponse)
 	/* the response buffer must hold a whole MAD */
 	std::array<uint8_t, 255> small;
 	small.fill(0xee);
-	EXPECT_FALSE(
-		handle_dm_mad(mad(0x01, 0x10), device(), small).respond);
+	EXPECT_FALSE(handle_dm_mad(mad(0x01, 0x10), device(), small).respond);
 	EXPECT_EQ(small[0], 0xee);
 }
 

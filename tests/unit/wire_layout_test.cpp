@@ -13,8 +13,10 @@
 #include "srpt/wire/endian.hpp"
 #include "srpt/wire/srp.hpp"
 
-namespace srpt::wire {
-namespace {
+namespace srpt::wire
+{
+namespace
+{
 
 template <typename T>
 std::array<uint8_t, sizeof(T)> bytes_of(const T &v)
@@ -63,8 +65,8 @@ TEST(WireEndian, OpaqueTagEchoesBytes)
 	Opaque64 in = load<Opaque64>(raw);
 	Opaque64 out{};
 	out.set(in.get());
-	EXPECT_EQ(bytes_of(out), (std::array<uint8_t, 8>{9, 8, 7, 6, 5, 4, 3,
-							 2}));
+	EXPECT_EQ(bytes_of(out),
+		  (std::array<uint8_t, 8>{9, 8, 7, 6, 5, 4, 3, 2}));
 }
 
 TEST(WireEndian, NoImplicitConversions)
@@ -226,7 +228,7 @@ TEST(WireSrp, LoginRspAndRejFieldsAtSpecOffsets)
 TEST(WireSrp, DescriptorFieldsAtSpecOffsets)
 {
 	uint8_t raw[20] = {};
-	raw[7] = 0x10;  /* va */
+	raw[7] = 0x10;	/* va */
 	raw[11] = 0x22; /* key */
 	raw[15] = 0x33; /* len */
 	raw[19] = 0x44; /* indirect total len */

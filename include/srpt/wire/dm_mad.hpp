@@ -81,8 +81,8 @@ struct DmHdr {
 };
 
 inline constexpr size_t kMadSize = 256;
-inline constexpr size_t kDmHeaderSize = 64;  /* IB_MGMT_DEVICE_HDR */
-inline constexpr size_t kDmDataSize = 192;   /* IB_MGMT_DEVICE_DATA */
+inline constexpr size_t kDmHeaderSize = 64; /* IB_MGMT_DEVICE_HDR */
+inline constexpr size_t kDmDataSize = 192;  /* IB_MGMT_DEVICE_DATA */
 
 struct DmMad {
 	MadHdr mad_hdr;
@@ -152,7 +152,8 @@ struct SvcEntries {
 	SvcEntry service_entries[4];
 };
 
-#define SRPT_WIRE_AT(T, f, off) static_assert(offsetof(T, f) == (off), #T "." #f)
+#define SRPT_WIRE_AT(T, f, off)                                                \
+	static_assert(offsetof(T, f) == (off), #T "." #f)
 
 static_assert(sizeof(MadHdr) == 24);
 SRPT_WIRE_AT(MadHdr, mgmt_class, 1);

@@ -55,11 +55,10 @@ enum class DescFormat : uint8_t {
 inline constexpr uint8_t kReqFlagMultiChannelMask = 0x03;
 inline constexpr uint8_t kReqFlagImmediateRequested = 0x80;
 
-/* LOGIN_REQ MULTI-CHANNEL ACTION (req_flags bits 0-1). */
+/* LOGIN_REQ MULTI-CHANNEL ACTION (req_flags bits 0-1, 2 and 3 reserved). */
 enum class MultiChannelAction : uint8_t {
 	Single = 0, /* terminate other channels of the same I_T nexus */
 	Multi = 1,  /* keep them */
-	/* 2 and 3 are reserved */
 };
 
 /* LOGIN_RSP.rsp_flags */
@@ -289,7 +288,8 @@ struct AerRsp {
 };
 
 /* Sizes and offsets, from include/scsi/srp.h as compiled by the kernel. */
-#define SRPT_WIRE_AT(T, f, off) static_assert(offsetof(T, f) == (off), #T "." #f)
+#define SRPT_WIRE_AT(T, f, off)                                                \
+	static_assert(offsetof(T, f) == (off), #T "." #f)
 
 static_assert(sizeof(Lun) == 8);
 static_assert(sizeof(DirectBuf) == 16);
@@ -395,9 +395,9 @@ SRPT_WIRE_AT(AerRsp, tag, 8);
 
 /* All IU structs are copyable as bytes and have no padding. */
 template <typename T>
-inline constexpr bool kIsWireStruct =
-	std::is_trivially_copyable_v<T> && std::is_standard_layout_v<T> &&
-	alignof(T) == 1;
+inline constexpr bool kIsWireStruct = std::is_trivially_copyable_v<T> &&
+					  std::is_standard_layout_v<T> &&
+				      alignof(T) == 1;
 static_assert(kIsWireStruct<LoginReq> && kIsWireStruct<LoginReqRdma> &&
 	      kIsWireStruct<LoginRsp> && kIsWireStruct<LoginRej> &&
 	      kIsWireStruct<ILogout> && kIsWireStruct<TLogout> &&
