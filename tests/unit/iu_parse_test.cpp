@@ -8,12 +8,31 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <ostream>
 #include <vector>
 
 #include "srpt/iu_parse.hpp"
 
 namespace srpt
 {
+
+/* gtest prints these by name */
+void PrintTo(CmdCheck c, std::ostream *os)
+{
+	*os << describe(c);
+}
+void PrintTo(DropReason d, std::ostream *os)
+{
+	*os << describe(d);
+}
+void PrintTo(IuAction a, std::ostream *os)
+{
+	static const char *const names[] = {
+	    "ExecuteCmd", "RejectCmd", "TaskMgmt", "RejectTaskMgmt",
+	    "Logout",	  "Ignore",    "Drop"};
+	*os << names[static_cast<int>(a)];
+}
+
 namespace
 {
 
@@ -465,6 +484,16 @@ TEST(IuParseHostile, ImmediateLengthAllOnes)
 	CmdIu c;
 	c.fmt(3, 0).add_cdb(16, 16).imm(0xffffffffu).pad_to(8260);
 	expect_reject(c.b, CmdCheck::ImmDataBeyondIu);
+}
+
+TEST(IuParseHostile, ImmediateLengthAllOnesWithoutTransferBound)
+{
+	/* 68 + 0xffffffff wraps to 67 in 32 bits: must not be accepted */
+	auto lim = limits();
+	lim.max_data_len = 0xffffffffu;
+	CmdIu c;
+	c.fmt(3, 0).add_cdb(16, 16).imm(0xffffffffu).pad_to(8260);
+	expect_reject(c.b, CmdCheck::ImmDataBeyondIu, lim);
 }
 
 TEST(IuParseHostile, ImmediateDataPastReceivedBytes)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <ostream>
 #include <vector>
 
 #include "srpt/iu_build.hpp"
@@ -13,6 +14,12 @@
 
 namespace srpt
 {
+
+void PrintTo(LoginCheck c, std::ostream *os)
+{
+	*os << describe(c);
+}
+
 namespace
 {
 
