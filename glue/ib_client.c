@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The ib_client: RDMA devices appear and disappear here. The glue reads
- * what the core needs from the ib_device (ports, link layers, GIDs) into a
- * plain description and hands it over; the core decides and logs.
+ * what the core needs from the ib_device (ports, link layers, GIDs,
+ * attributes) into a plain description and hands it over; the core decides
+ * and logs. Setup order: PD, core, MAD agents, and the async event handler
+ * last, once everything it may touch exists. Teardown mirrors it.
  */
 #include <linux/slab.h>
-#include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
 
 #include <srpt/core_api.h>
 #include "glue.h"
@@ -25,23 +27,61 @@ static u32 srpt_link_layer(struct ib_device *device, u32 port)
 	}
 }
 
-static void srpt_describe_port(struct ib_device *device, u32 port,
-			       struct srpt_port_desc *desc)
+int srpt_ib_query_port(void *ib_device, uint32_t port_num,
+		       struct srpt_port_desc *desc)
 {
+	struct ib_device *device = ib_device;
 	struct ib_port_attr attr;
 	union ib_gid gid;
+	int ret;
 
-	desc->port_num = port;
-	desc->link_layer = srpt_link_layer(device, port);
-	if (!ib_query_port(device, port, &attr)) {
-		desc->lid = attr.lid;
-		desc->sm_lid = attr.sm_lid;
-	}
-	if (!rdma_query_gid(device, port, 0, &gid)) {
+	memset(desc, 0, sizeof(*desc));
+	desc->port_num = port_num;
+	desc->link_layer = srpt_link_layer(device, port_num);
+	ret = ib_query_port(device, port_num, &attr);
+	if (ret)
+		return ret;
+	desc->lid = attr.lid;
+	desc->sm_lid = attr.sm_lid;
+	if (!rdma_query_gid(device, port_num, 0, &gid)) {
 		BUILD_BUG_ON(sizeof(desc->gid) != sizeof(gid.raw));
 		memcpy(desc->gid, gid.raw, sizeof(desc->gid));
 		desc->gid_valid = true;
 	}
+	return 0;
+}
+
+static void srpt_event_handler(struct ib_event_handler *handler,
+			       struct ib_event *event)
+{
+	struct srpt_glue_device *gdev =
+		container_of(handler, struct srpt_glue_device, event_handler);
+	enum srpt_port_event kind;
+
+	switch (event->event) {
+	case IB_EVENT_PORT_ERR:
+		kind = SRPT_PORT_EVENT_ERR;
+		break;
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_PKEY_CHANGE:
+	case IB_EVENT_SM_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+	case IB_EVENT_GID_CHANGE:
+		kind = SRPT_PORT_EVENT_CHANGE;
+		break;
+	default:
+		kind = SRPT_PORT_EVENT_OTHER;
+		break;
+	}
+	srpt_core_port_event(gdev->core, event->element.port_num, kind,
+			     event->event);
+}
+
+static void srpt_glue_device_free(struct srpt_glue_device *gdev)
+{
+	kfree(gdev->mad_agents);
+	kfree(gdev);
 }
 
 static int srpt_add_one(struct ib_device *device)
@@ -51,33 +91,79 @@ static int srpt_add_one(struct ib_device *device)
 		.node_guid = be64_to_cpu(device->node_guid),
 		.port_count = device->phys_port_cnt,
 		.ib_device = device,
+		.vendor_id = device->attrs.vendor_id,
+		.vendor_part_id = device->attrs.vendor_part_id,
+		.hw_ver = device->attrs.hw_ver,
+		.max_qp_wr = device->attrs.max_qp_wr,
+		.max_srq_wr = device->attrs.max_srq_wr,
 	};
+	struct srpt_glue_device *gdev;
 	struct srpt_port_desc *ports;
-	void *core_device = NULL;
 	u32 i;
 	int ret;
 
-	ports = kcalloc(device->phys_port_cnt, sizeof(*ports), GFP_KERNEL);
-	if (!ports)
+	gdev = kzalloc(sizeof(*gdev), GFP_KERNEL);
+	if (!gdev)
 		return -ENOMEM;
-	for (i = 0; i < device->phys_port_cnt; i++)
-		srpt_describe_port(device, i + 1, &ports[i]);
+	gdev->ib_device = device;
+	gdev->mad_agents = kcalloc(device->phys_port_cnt,
+				   sizeof(*gdev->mad_agents), GFP_KERNEL);
+	ports = kcalloc(device->phys_port_cnt, sizeof(*ports), GFP_KERNEL);
+	if (!gdev->mad_agents || !ports) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	for (i = 0; i < device->phys_port_cnt; i++) {
+		ret = srpt_ib_query_port(device, i + 1, &ports[i]);
+		if (ret) {
+			pr_err("ib_srpt: querying %s port %u failed (%d)\n",
+			       desc.name, i + 1, ret);
+			goto free;
+		}
+	}
 	desc.ports = ports;
 
-	ret = srpt_core_add_device(&desc, &core_device);
-	kfree(ports);
-	if (ret) {
-		pr_info("ib_srpt: adding %s failed (%d)\n", desc.name, ret);
-		return ret;
+	gdev->pd = ib_alloc_pd(device, 0);
+	if (IS_ERR(gdev->pd)) {
+		ret = PTR_ERR(gdev->pd);
+		goto free;
 	}
-	ib_set_client_data(device, &srpt_client, core_device);
+
+	ret = srpt_core_add_device(&desc, &gdev->core);
+	if (ret)
+		goto dealloc_pd;
+	kfree(ports);
+
+	srpt_mad_agents_register(gdev);
+
+	INIT_IB_EVENT_HANDLER(&gdev->event_handler, device, srpt_event_handler);
+	ib_register_event_handler(&gdev->event_handler);
+	gdev->event_handler_registered = true;
+
+	ib_set_client_data(device, &srpt_client, gdev);
 	return 0;
+
+dealloc_pd:
+	ib_dealloc_pd(gdev->pd);
+free:
+	kfree(ports);
+	srpt_glue_device_free(gdev);
+	pr_info("ib_srpt: adding %s failed (%d)\n", desc.name, ret);
+	return ret;
 }
 
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
+	struct srpt_glue_device *gdev = client_data;
+
+	ib_unregister_event_handler(&gdev->event_handler);
+	srpt_core_cancel_port_work(gdev->core);
+	srpt_mad_agents_unregister(gdev);
 	ib_set_client_data(device, &srpt_client, NULL);
-	srpt_core_remove_device(client_data);
+	/* Configfs may keep the core's device object; not the ib_device. */
+	srpt_core_remove_device(gdev->core);
+	ib_dealloc_pd(gdev->pd);
+	srpt_glue_device_free(gdev);
 }
 
 static struct ib_client srpt_client = {

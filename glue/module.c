@@ -56,18 +56,34 @@ static int __init srpt_init_module(void)
 	if (ret)
 		return ret;
 
+	/*
+	 * The fabric first: adding a device may already involve the target
+	 * core (as in-tree).
+	 */
+	ret = srpt_fabric_register();
+	if (ret)
+		goto exit_core;
+
 	ret = srpt_ib_client_register();
 	if (ret) {
 		pr_err("ib_srpt: couldn't register IB client (%d)\n", ret);
-		srpt_core_exit();
-		return ret;
+		goto unregister_fabric;
 	}
 	return 0;
+
+unregister_fabric:
+	srpt_fabric_unregister();
+exit_core:
+	srpt_core_exit();
+	return ret;
 }
 
 static void __exit srpt_cleanup_module(void)
 {
+	/* No new logins first, then devices, then the fabric. */
+	srpt_core_rdma_cm_shutdown();
 	srpt_ib_client_unregister();
+	srpt_fabric_unregister();
 	srpt_core_exit();
 }
 

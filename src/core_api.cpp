@@ -6,8 +6,10 @@
 #include <srpt/core_api.h>
 #include <srpt/device_registry.hpp>
 #include <srpt/log.hpp>
+#include <srpt/mad_protocol.hpp>
 #include <srpt/module_params.hpp>
 #include <srpt/module_state.hpp>
+#include <srpt/target_config.hpp>
 
 namespace srpt {
 
@@ -15,6 +17,7 @@ static constinit ModuleState g_module_state = {
 	.params = {SRPT_DEFAULT_MAX_REQ_SIZE, SRPT_DEFAULT_SRQ_SIZE},
 	.service_guid = 0,
 	.registry = nullptr,
+	.rdma_cm = nullptr,
 };
 
 ModuleState &GetModuleState() { return g_module_state; }
@@ -24,6 +27,16 @@ ModuleState &GetModuleState() { return g_module_state; }
 using srpt::GetModuleState;
 using srpt::Status;
 
+namespace {
+
+int ToErrno(Status status) { return srpt::ToNegativeErrno(status); }
+
+srpt::Device *AsDevice(void *handle) { return static_cast<srpt::Device *>(handle); }
+
+srpt::PortId *AsPortId(void *handle) { return static_cast<srpt::PortId *>(handle); }
+
+} // namespace
+
 extern "C" int srpt_core_init(const srpt_module_params *params)
 {
 	srpt::ModuleState &state = GetModuleState();
@@ -32,11 +45,14 @@ extern "C" int srpt_core_init(const srpt_module_params *params)
 		return -SRPT_EBUSY;
 	const Status valid = srpt::ValidateModuleParams(*params);
 	if (!srpt::IsOk(valid))
-		return srpt::ToNegativeErrno(valid);
+		return ToErrno(valid);
 
 	state.registry = new (srpt::Gfp::kKernel) srpt::DeviceRegistry();
-	if (!state.registry)
+	state.rdma_cm = new (srpt::Gfp::kKernel) srpt::RdmaCmListener();
+	if (!state.registry || !state.rdma_cm) {
+		srpt_core_exit();
 		return -SRPT_ENOMEM;
+	}
 	state.params = *params;
 	return 0;
 }
@@ -45,6 +61,8 @@ extern "C" void srpt_core_exit(void)
 {
 	srpt::ModuleState &state = GetModuleState();
 
+	delete state.rdma_cm;
+	state.rdma_cm = nullptr;
 	delete state.registry;
 	state.registry = nullptr;
 }
@@ -53,7 +71,7 @@ extern "C" int srpt_core_set_service_guid(const char *text)
 {
 	const srpt::Result<uint64_t> guid = srpt::ParseHexU64(text);
 	if (!guid.ok())
-		return srpt::ToNegativeErrno(guid.status());
+		return ToErrno(guid.status());
 	GetModuleState().service_guid = *guid;
 	return 0;
 }
@@ -61,6 +79,21 @@ extern "C" int srpt_core_set_service_guid(const char *text)
 extern "C" uint64_t srpt_core_service_guid(void)
 {
 	return GetModuleState().service_guid;
+}
+
+/* ---- devices and ports ---------------------------------------------- */
+
+static void RefreshPortWork(void *ctx)
+{
+	srpt::Port &port = *static_cast<srpt::Port *>(ctx);
+	void *ib_device = port.device->ib_device();
+	srpt_port_desc desc{};
+	if (!ib_device || srpt_ib_query_port(ib_device, port.number, &desc))
+		return;
+	desc.port_num = port.number;
+	GetModuleState().registry->RefreshPort(port, desc);
+	SRPT_DEBUG(nullptr, "device %s port %u refreshed: %s",
+		   port.device->name(), port.number, port.gid_name);
 }
 
 extern "C" int srpt_core_add_device(const srpt_device_desc *desc,
@@ -72,7 +105,10 @@ extern "C" int srpt_core_add_device(const srpt_device_desc *desc,
 	srpt::Device *device = nullptr;
 	const Status status = registry->Add(*desc, &device);
 	if (!srpt::IsOk(status))
-		return srpt::ToNegativeErrno(status);
+		return ToErrno(status);
+	for (uint32_t n = 1; n <= device->port_count(); n++)
+		srpt_work_init(device->port(n)->refresh_work, RefreshPortWork,
+			       device->port(n));
 	*core_device = device;
 	return 0;
 }
@@ -82,5 +118,135 @@ extern "C" void srpt_core_remove_device(void *core_device)
 	srpt::DeviceRegistry *registry = GetModuleState().registry;
 	if (SRPT_WARN_ON(!registry || !core_device))
 		return;
-	registry->Remove(static_cast<srpt::Device *>(core_device));
+	srpt_core_cancel_port_work(core_device);
+	registry->Remove(AsDevice(core_device));
+}
+
+extern "C" void srpt_core_port_event(void *core_device, uint32_t port_num,
+				     enum srpt_port_event event,
+				     int32_t raw_event)
+{
+	srpt::Device *device = AsDevice(core_device);
+	srpt::Port *port = device->port(port_num);
+	if (!port) {
+		SRPT_ERR(nullptr, "device %s: event %d for port %u of 1..%u",
+			 device->name(), raw_event, port_num,
+			 device->port_count());
+		return;
+	}
+	switch (event) {
+	case SRPT_PORT_EVENT_ERR:
+		__atomic_store_n(&port->lid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&port->sm_lid, 0, __ATOMIC_RELAXED);
+		break;
+	case SRPT_PORT_EVENT_CHANGE:
+		/* As in-tree: refresh unless the SM already gave us LIDs. */
+		if (!__atomic_load_n(&port->lid, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&port->sm_lid, __ATOMIC_RELAXED))
+			srpt_work_queue(port->refresh_work);
+		break;
+	case SRPT_PORT_EVENT_OTHER:
+		SRPT_ERR(nullptr, "received unrecognized IB event %d",
+			 raw_event);
+		break;
+	}
+}
+
+extern "C" void srpt_core_cancel_port_work(void *core_device)
+{
+	srpt::Device *device = AsDevice(core_device);
+	for (uint32_t n = 1; n <= device->port_count(); n++)
+		srpt_work_cancel_sync(device->port(n)->refresh_work);
+}
+
+extern "C" bool srpt_core_handle_dm_mad(void *core_device, uint32_t port_num,
+					const uint8_t *request,
+					size_t request_len, uint8_t *response,
+					size_t response_len)
+{
+	srpt::Device *device = AsDevice(core_device);
+	srpt::Port *port = device->port(port_num);
+	if (!port)
+		return false;
+	const srpt::ModuleState &state = GetModuleState();
+	const srpt::DeviceAttributes &attrs = device->attributes();
+	srpt::DmDeviceInfo info{};
+	info.ioc_guid = state.service_guid;
+	info.vendor_id = attrs.vendor_id;
+	info.vendor_part_id = attrs.vendor_part_id;
+	info.hw_ver = attrs.hw_ver;
+	/* Without SRQ: one receive ring of min(128, max_qp_wr) per channel. */
+	info.send_queue_depth = static_cast<uint16_t>(
+		attrs.max_qp_wr < 128 ? attrs.max_qp_wr : 128);
+	info.max_req_size = static_cast<uint32_t>(state.params.srp_max_req_size);
+	info.max_rdma_size = __atomic_load_n(&port->attrib.srp_max_rdma_size,
+					     __ATOMIC_RELAXED);
+	const srpt::MadResult result = srpt::handle_dm_mad(
+		{request, request_len}, info, {response, response_len});
+	return result.respond;
+}
+
+/* ---- configfs ------------------------------------------------------- */
+
+extern "C" int srpt_core_port_id_make(const char *name, void **port_id)
+{
+	Status status;
+	srpt::PortId *id =
+		srpt::PortId::Make(*GetModuleState().registry, name, &status);
+	if (!id)
+		return ToErrno(status);
+	*port_id = id;
+	return 0;
+}
+
+extern "C" void srpt_core_port_id_drop(void *port_id)
+{
+	AsPortId(port_id)->Drop();
+}
+
+extern "C" const char *srpt_core_port_id_name(void *port_id)
+{
+	return AsPortId(port_id)->name();
+}
+
+extern "C" int srpt_core_tpg_enable(void *port_id, bool enable)
+{
+	return ToErrno(AsPortId(port_id)->SetEnabled(enable));
+}
+
+extern "C" void srpt_core_tpg_drop(void *port_id)
+{
+	AsPortId(port_id)->TpgDropped();
+}
+
+extern "C" uint32_t srpt_core_port_attr_get(void *port_id,
+					    enum srpt_port_attr attr)
+{
+	return AsPortId(port_id)->GetAttribute(attr);
+}
+
+extern "C" int srpt_core_port_attr_set(void *port_id, enum srpt_port_attr attr,
+				       const char *text)
+{
+	return ToErrno(AsPortId(port_id)->SetAttribute(attr, text));
+}
+
+extern "C" int srpt_core_acl_name_check(const char *name)
+{
+	return ToErrno(srpt::CheckAclName(name));
+}
+
+extern "C" uint16_t srpt_core_rdma_cm_port(void)
+{
+	return GetModuleState().rdma_cm->port();
+}
+
+extern "C" int srpt_core_rdma_cm_port_store(const char *text)
+{
+	return ToErrno(GetModuleState().rdma_cm->Store(text));
+}
+
+extern "C" void srpt_core_rdma_cm_shutdown(void)
+{
+	GetModuleState().rdma_cm->Shutdown();
 }

@@ -50,8 +50,19 @@ static bool StrEqual(const char *a, const char *b)
 
 bool Port::HasName(const char *name) const
 {
-	return gid_valid && (StrEqual(name, guid_name) ||
-			     StrEqual(name, gid_name));
+	return gid_valid &&
+	       (StrEqual(name, guid_name) || StrEqual(name, gid_name));
+}
+
+void Port::Update(const srpt_port_desc &desc)
+{
+	link_layer = static_cast<LinkLayer>(desc.link_layer);
+	gid_valid = desc.gid_valid;
+	lid = desc.lid;
+	sm_lid = desc.sm_lid;
+	__builtin_memcpy(gid, desc.gid, sizeof(gid));
+	FormatPortGuidName(gid, guid_name);
+	FormatPortGidName(gid, gid_name);
 }
 
 Device *Device::Create(const srpt_device_desc &desc, Status *status)
@@ -77,7 +88,7 @@ Device *Device::Create(const srpt_device_desc &desc, Status *status)
 	Device *dev = new (Gfp::kKernel) Device();
 	if (!dev)
 		return nullptr;
-	dev->ports_ = AllocateArray<Port>(desc.port_count, Gfp::kKernel);
+	dev->ports_ = new (Gfp::kKernel) Port[desc.port_count];
 	if (!dev->ports_) {
 		delete dev;
 		return nullptr;
@@ -87,23 +98,33 @@ Device *Device::Create(const srpt_device_desc &desc, Status *status)
 	dev->node_guid_ = desc.node_guid;
 	dev->port_count_ = desc.port_count;
 	dev->ib_device_ = desc.ib_device;
+	dev->attributes_ = {desc.vendor_id, desc.vendor_part_id, desc.hw_ver,
+			    desc.max_qp_wr, desc.max_srq_wr};
 	for (uint32_t i = 0; i < desc.port_count; i++) {
-		const srpt_port_desc &in = desc.ports[i];
 		Port &port = dev->ports_[i];
-		port.number = in.port_num;
-		port.link_layer = static_cast<LinkLayer>(in.link_layer);
-		port.gid_valid = in.gid_valid;
-		port.lid = in.lid;
-		port.sm_lid = in.sm_lid;
-		__builtin_memcpy(port.gid, in.gid, sizeof(port.gid));
-		FormatPortGuidName(port.gid, port.guid_name);
-		FormatPortGidName(port.gid, port.gid_name);
+		port.device = dev;
+		port.number = desc.ports[i].port_num;
+		port.Update(desc.ports[i]);
 	}
 	*status = Status::kOk;
 	return dev;
 }
 
-Device::~Device() { FreeArray(ports_); }
+Device::~Device()
+{
+	SRPT_WARN_ON(registry_node.InContainer());
+	delete[] ports_;
+}
+
+void Device::Get() { srpt_atomic_add_return(&refcount_, 1); }
+
+void Device::Put()
+{
+	const int32_t left = srpt_atomic_add_return(&refcount_, -1);
+	SRPT_WARN_ON(left < 0);
+	if (left == 0)
+		delete this;
+}
 
 Port *Device::port(uint32_t number)
 {
@@ -163,9 +184,11 @@ void DeviceRegistry::Remove(Device *device)
 	{
 		MutexGuard guard(mutex_);
 		devices_.erase(*device);
+		/* From here on nothing may reach the ib_device through us. */
+		device->ib_device_ = nullptr;
 	}
 	SRPT_INFO(nullptr, "device %s removed", device->name());
-	delete device;
+	device->Put();
 }
 
 size_t DeviceRegistry::device_count()
@@ -174,20 +197,27 @@ size_t DeviceRegistry::device_count()
 	return devices_.size();
 }
 
-Port *DeviceRegistry::FindPort(const char *name, Device **device)
+Port *DeviceRegistry::FindPortAndGet(const char *name, bool *guid_form)
 {
 	MutexGuard guard(mutex_);
 	Port *found = nullptr;
 	devices_.ForEach([&](Device &dev) {
 		for (uint32_t n = 1; !found && n <= dev.port_count(); n++) {
-			if (dev.port(n)->HasName(name)) {
-				found = dev.port(n);
-				if (device)
-					*device = &dev;
+			Port *port = dev.port(n);
+			if (port->HasName(name)) {
+				found = port;
+				*guid_form = StrEqual(name, port->guid_name);
+				dev.Get();
 			}
 		}
 	});
 	return found;
+}
+
+void DeviceRegistry::RefreshPort(Port &port, const srpt_port_desc &desc)
+{
+	MutexGuard guard(mutex_);
+	port.Update(desc);
 }
 
 } // namespace srpt

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <srpt/log.hpp>
+#include <srpt/kstrto.hpp>
 #include <srpt/module_params.hpp>
 
 namespace srpt {
@@ -25,45 +26,6 @@ Status ValidateModuleParams(const srpt_module_params &params)
 	return Status::kOk;
 }
 
-static int HexDigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-Result<uint64_t> ParseHexU64(const char *text)
-{
-	const char *p = text;
-
-	/* kstrtoull: an optional '+', then "0x" for base 16. */
-	if (*p == '+')
-		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && HexDigit(p[2]) >= 0)
-		p += 2;
-
-	uint64_t value = 0;
-	bool overflow = false;
-	const char *digits = p;
-	for (int d; (d = HexDigit(*p)) >= 0; p++) {
-		if (value >> 60)
-			overflow = true;
-		value = (value << 4) | static_cast<uint64_t>(d);
-	}
-	if (p == digits)
-		return Status::kInvalid;
-	/* One trailing newline is accepted, as sysfs writes carry one. */
-	if (*p == '\n')
-		p++;
-	if (*p != '\0')
-		return Status::kInvalid;
-	if (overflow)
-		return Status::kRange;
-	return value;
-}
+Result<uint64_t> ParseHexU64(const char *text) { return ParseU64(text, 16); }
 
 } // namespace srpt

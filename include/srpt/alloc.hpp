@@ -38,9 +38,15 @@ struct KernelAllocated {
 	{
 		return Allocate(size, gfp);
 	}
+	static void *operator new[](size_t size, Gfp gfp) noexcept
+	{
+		return Allocate(size, gfp);
+	}
 	static void operator delete(void *ptr) noexcept { Free(ptr); }
+	static void operator delete[](void *ptr) noexcept { Free(ptr); }
 	/* Called only if a constructor of a placement-new'd object throws. */
 	static void operator delete(void *ptr, Gfp) noexcept { Free(ptr); }
+	static void operator delete[](void *ptr, Gfp) noexcept { Free(ptr); }
 
 	/* Plain new would hide the allocation context: not allowed. */
 	static void *operator new(size_t) = delete;

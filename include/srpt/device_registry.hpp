@@ -4,6 +4,12 @@
  * report them. Each port carries the two names the in-tree driver gives it
  * (and under which configfs knows it): the GUID form "xxxx:xxxx:xxxx:xxxx"
  * of the GID's interface id, and the GID form "0x" + 32 hex digits.
+ *
+ * Lifetime: a Device is reference counted. The registry holds one reference
+ * from ib_client add to remove; every configfs port directory holds one, so
+ * a configuration may outlive the RDMA device (the in-tree driver once had a
+ * use-after-free there). After removal the device is marked gone and its
+ * kernel handles are never used again.
  */
 #ifndef SRPT_DEVICE_REGISTRY_HPP
 #define SRPT_DEVICE_REGISTRY_HPP
@@ -35,42 +41,100 @@ void FormatPortGuidName(const uint8_t (&gid)[16],
 void FormatPortGidName(const uint8_t (&gid)[16],
 		       char (&out)[kPortGidNameSize]);
 
-/* Plain data, handed out zeroed by AllocateArray(). */
-struct Port {
-	uint32_t number; /* 1-based */
-	LinkLayer link_layer;
-	bool gid_valid;
-	uint8_t gid[16];
-	uint16_t lid;
-	uint16_t sm_lid;
-	char guid_name[kPortGuidNameSize];
-	char gid_name[kPortGidNameSize];
+/* Per-port settings shared by the port's TPGs (configfs attrib/). */
+struct PortAttributes {
+	static constexpr uint32_t kDefaultMaxRdmaSize = 65536;
+	static constexpr uint32_t kMaxMaxRdmaSize = 1u << 24;
+	static constexpr uint32_t kMinMaxRspSize = 36 + 4; /* srp_rsp + 4 */
+	static constexpr uint32_t kMaxMaxRspSize = 1024;
+	static constexpr uint32_t kDefaultMaxRspSize = 256;
+	static constexpr uint32_t kDefaultSqSize = 4096;
+	static constexpr uint32_t kMinSqSize = SRPT_MIN_SRQ_SIZE;
+	static constexpr uint32_t kMaxSqSize = SRPT_MAX_SRQ_SIZE;
+
+	uint32_t srp_max_rdma_size = kDefaultMaxRdmaSize;
+	uint32_t srp_max_rsp_size = kDefaultMaxRspSize;
+	uint32_t srp_sq_size = kDefaultSqSize;
+	bool use_srq = false;
+};
+
+class Device;
+class PortId;
+
+class Port : public KernelAllocated {
+public:
+	Port() : mutex(LockClass::kPort) {}
+	Port(const Port &) = delete;
+	Port &operator=(const Port &) = delete;
 
 	/* Does @name (as configfs gives it) name this port? */
 	bool HasName(const char *name) const;
+	/* Takes the identity (GID, LIDs, names) from a fresh query. */
+	void Update(const srpt_port_desc &desc);
+
+	Device *device = nullptr;
+	uint32_t number = 0; /* 1-based */
+	LinkLayer link_layer = LinkLayer::kUnspecified;
+
+	/* Identity: written by add and refresh under the registry mutex. */
+	bool gid_valid = false;
+	uint8_t gid[16] = {};
+	uint16_t lid = 0;
+	uint16_t sm_lid = 0;
+	char guid_name[kPortGuidNameSize] = {};
+	char gid_name[kPortGidNameSize] = {};
+
+	/* Configuration, under @mutex. */
+	Mutex mutex;
+	PortAttributes attrib;
+	bool enabled = false;
+	PortId *guid_id = nullptr; /* configfs directory in GUID form */
+	PortId *gid_id = nullptr;  /* configfs directory in GID form */
+
+	/* Deferred refresh after a port event (in the kernel: a work item). */
+	alignas(SRPT_WORK_ALIGN) unsigned char refresh_work[SRPT_WORK_SIZE];
+};
+
+/* What the core keeps of an ib_device's attributes. */
+struct DeviceAttributes {
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	uint32_t max_qp_wr;
+	uint32_t max_srq_wr;
 };
 
 class Device final : public KernelAllocated {
 public:
 	/* Validates @desc; nullptr with *status set when it is unusable. */
 	static Device *Create(const srpt_device_desc &desc, Status *status);
-	~Device();
+
+	void Get();
+	/* Drops a reference; the last one frees the device. */
+	void Put();
 
 	const char *name() const { return name_; }
 	uint64_t node_guid() const { return node_guid_; }
 	uint32_t port_count() const { return port_count_; }
+	const DeviceAttributes &attributes() const { return attributes_; }
+	/* The ib_device, or nullptr once the device was removed. */
 	void *ib_device() const { return ib_device_; }
+	bool removed() const { return ib_device_ == nullptr; }
 	/* @number is 1-based; nullptr when out of range. */
 	Port *port(uint32_t number);
 
 	ListNode registry_node;
 
 private:
+	friend class DeviceRegistry;
 	Device() = default;
+	~Device();
 
+	int32_t refcount_ = 1;
 	char name_[kDeviceNameSize] = {};
 	uint64_t node_guid_ = 0;
 	uint32_t port_count_ = 0;
+	DeviceAttributes attributes_ = {};
 	Port *ports_ = nullptr;
 	void *ib_device_ = nullptr;
 };
@@ -89,11 +153,18 @@ public:
 	 * also supplies the service GUID when none was configured.
 	 */
 	Status Add(const srpt_device_desc &desc, Device **device);
+	/* Unlinks @device, marks it removed and drops the registry's ref. */
 	void Remove(Device *device);
 
 	size_t device_count();
-	/* The port that @name designates, by GUID or GID form. */
-	Port *FindPort(const char *name, Device **device);
+	/*
+	 * The port that @name designates, by GUID or GID form, with a
+	 * reference on its device taken for the caller (nullptr if none).
+	 * *guid_form says which of its two names matched.
+	 */
+	Port *FindPortAndGet(const char *name, bool *guid_form);
+	/* Re-reads a port's identity after a port event. */
+	void RefreshPort(Port &port, const srpt_port_desc &desc);
 
 private:
 	Mutex mutex_;

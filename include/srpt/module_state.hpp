@@ -12,12 +12,14 @@
 namespace srpt {
 
 class DeviceRegistry;
+class RdmaCmListener;
 
 struct ModuleState {
 	srpt_module_params params;
 	/* 0 until set by the parameter or taken from the first device. */
 	uint64_t service_guid;
 	DeviceRegistry *registry;
+	RdmaCmListener *rdma_cm;
 };
 
 ModuleState &GetModuleState();

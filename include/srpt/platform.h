@@ -186,6 +186,32 @@ void srpt_complete(void *completion);
  */
 bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms);
 
+/* ---- RDMA devices, ports and connection management -------------------- */
+
+struct srpt_port_desc;
+
+/*
+ * Reads port @port_num of @ib_device (link layer, LIDs, GID 0).
+ * Contract: process context. Returns 0 or a negative errno.
+ */
+int srpt_ib_query_port(void *ib_device, uint32_t port_num,
+		       struct srpt_port_desc *desc);
+
+/*
+ * Creates the RDMA/CM listener on [::]:@port, else 0.0.0.0:@port, with a
+ * backlog of 128. Contract: process context. Returns 0 and the listener
+ * (an rdma_cm_id) or a negative errno.
+ */
+int srpt_rdma_cm_listen(uint16_t port, void **listener);
+/* Contract: process context; waits for running CM handlers. */
+void srpt_rdma_cm_destroy(void *listener);
+
+/*
+ * 0 when @text is an IPv4 or IPv6 literal (with an optional %scope), as
+ * the kernel's inet_pton_with_scope(AF_UNSPEC) parses it; -EINVAL if not.
+ */
+int srpt_inet_pton_with_scope(const char *text);
+
 #ifdef __cplusplus
 }
 #endif

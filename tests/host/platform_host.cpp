@@ -6,7 +6,12 @@
  */
 #include <srpt/host_platform.hpp>
 
+#include <srpt/core_api.h>
+
+#include <arpa/inet.h>
 #include <condition_variable>
+#include <map>
+#include <utility>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -261,9 +266,103 @@ bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms)
 			      [c] { return c->done; });
 }
 
+namespace {
+struct HostListener {
+	uint16_t port;
+};
+std::map<std::pair<void *, uint32_t>, std::pair<srpt_port_desc, int>>
+	g_port_query;
+std::vector<HostListener *> g_listeners;
+std::map<uint16_t, int> g_listen_failures;
+} // namespace
+
+int srpt_ib_query_port(void *ib_device, uint32_t port_num,
+		       struct srpt_port_desc *desc)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	auto it = g_port_query.find({ib_device, port_num});
+	if (it == g_port_query.end())
+		return -SRPT_ENODEV;
+	*desc = it->second.first;
+	return it->second.second;
+}
+
+int srpt_rdma_cm_listen(uint16_t port, void **listener)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	auto fail = g_listen_failures.find(port);
+	if (fail != g_listen_failures.end())
+		return fail->second;
+	auto *l = new HostListener{port};
+	g_listeners.push_back(l);
+	*listener = l;
+	return 0;
+}
+
+void srpt_rdma_cm_destroy(void *listener)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	auto *l = static_cast<HostListener *>(listener);
+	for (auto it = g_listeners.begin(); it != g_listeners.end(); ++it) {
+		if (*it == l) {
+			g_listeners.erase(it);
+			delete l;
+			return;
+		}
+	}
+	Warn(__FILE__, __LINE__, "destroying an unknown RDMA/CM listener");
+}
+
+/* inet_pton_with_scope(AF_UNSPEC): IPv4, or IPv6 with an optional %scope. */
+int srpt_inet_pton_with_scope(const char *text)
+{
+	unsigned char buf[16];
+	if (inet_pton(AF_INET, text, buf) == 1)
+		return 0;
+	std::string addr(text);
+	const size_t pct = addr.find('%');
+	if (pct != std::string::npos) {
+		const std::string scope = addr.substr(pct + 1);
+		addr.resize(pct);
+		if (scope.empty())
+			return -SRPT_EINVAL;
+		/* A numeric scope must be a number; a name is looked up. */
+		for (char c : scope)
+			if (c < '0' || c > '9')
+				return -SRPT_EINVAL;
+	}
+	return inet_pton(AF_INET6, addr.c_str(), buf) == 1 ? 0 : -SRPT_EINVAL;
+}
+
 } // extern "C"
 
 namespace srpt::host {
+
+void SetPortQueryResult(void *ib_device, uint32_t port_num,
+			const struct srpt_port_desc &desc, int rc)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	g_port_query[{ib_device, port_num}] = {desc, rc};
+}
+
+std::vector<uint16_t> RdmaCmListeners()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	std::vector<uint16_t> ports;
+	for (HostListener *l : g_listeners)
+		ports.push_back(l->port);
+	return ports;
+}
+
+void FailRdmaCmListen(uint16_t port, int negative_errno)
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	if (negative_errno)
+		g_listen_failures[port] = negative_errno;
+	else
+		g_listen_failures.erase(port);
+}
+
 
 size_t OutstandingAllocations()
 {

@@ -68,19 +68,28 @@ TEST_F(CoreFixture, AddLogsDeviceAndPortNamesAndTracksThem)
 		"device rxe0 port 1: Ethernet, GUID name 5054:00ff:fe12:3456, "
 		"GID name 0xfe80000000000000505400fffe123456"));
 
-	Device *dev = nullptr;
-	Port *by_gid = registry().FindPort(
-		"0xfe80000000000000505400fffe123456", &dev);
+	bool guid_form = true;
+	Port *by_gid = registry().FindPortAndGet(
+		"0xfe80000000000000505400fffe123456", &guid_form);
 	ASSERT_NE(by_gid, nullptr);
+	EXPECT_FALSE(guid_form);
+	Device *dev = by_gid->device;
 	EXPECT_EQ(dev, handle);
 	EXPECT_EQ(dev->ib_device(), &fake_ib_device);
-	EXPECT_EQ(registry().FindPort("5054:00ff:fe12:3456", nullptr), by_gid);
-	EXPECT_EQ(registry().FindPort("5054:00ff:fe12:3457", nullptr), nullptr);
-	EXPECT_EQ(registry().FindPort("", nullptr), nullptr);
+	EXPECT_EQ(registry().FindPortAndGet("5054:00ff:fe12:3456", &guid_form),
+		  by_gid);
+	EXPECT_TRUE(guid_form);
+	EXPECT_EQ(registry().FindPortAndGet("5054:00ff:fe12:3457", &guid_form),
+		  nullptr);
+	EXPECT_EQ(registry().FindPortAndGet("", &guid_form), nullptr);
+	/* Two lookups found it: two references to give back. */
+	dev->Put();
+	dev->Put();
 
 	srpt_core_remove_device(handle);
 	EXPECT_EQ(registry().device_count(), 0u);
-	EXPECT_EQ(registry().FindPort("5054:00ff:fe12:3456", nullptr), nullptr);
+	EXPECT_EQ(registry().FindPortAndGet("5054:00ff:fe12:3456", &guid_form),
+		  nullptr);
 	EXPECT_TRUE(host::LogsContain("device rxe0 removed"));
 }
 
@@ -118,14 +127,16 @@ TEST_F(CoreFixture, MultiPortDeviceNamesEachPort)
 	const srpt_device_desc desc{"mlx4_0", 0x1, 2, ports, nullptr};
 	void *h = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
-	Device *dev = nullptr;
-	Port *p2 = registry().FindPort("5054:00ff:fe12:3457", &dev);
+	bool guid_form = false;
+	Port *p2 = registry().FindPortAndGet("5054:00ff:fe12:3457", &guid_form);
 	ASSERT_NE(p2, nullptr);
+	Device *dev = p2->device;
 	EXPECT_EQ(p2->number, 2u);
 	EXPECT_EQ(p2->link_layer, LinkLayer::kInfiniband);
 	EXPECT_EQ(dev->port(2), p2);
 	EXPECT_EQ(dev->port(0), nullptr);
 	EXPECT_EQ(dev->port(3), nullptr);
+	dev->Put();
 	srpt_core_remove_device(h);
 }
 
@@ -138,8 +149,9 @@ TEST_F(CoreFixture, PortWithoutGidHasNoName)
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
 	EXPECT_TRUE(host::LogsContain("device rxe9 port 1: GID 0 unreadable"));
 	/* Its zeroed names must not match an all-zero GID name. */
-	EXPECT_EQ(registry().FindPort("0x00000000000000000000000000000000",
-				      nullptr),
+	bool guid_form = false;
+	EXPECT_EQ(registry().FindPortAndGet(
+			  "0x00000000000000000000000000000000", &guid_form),
 		  nullptr);
 	srpt_core_remove_device(h);
 }

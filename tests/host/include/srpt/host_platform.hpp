@@ -59,6 +59,15 @@ size_t PendingWork();
 /* ---- time ---- */
 void AdvanceClock(uint64_t ns);
 
+/* ---- RDMA ---- */
+/* What srpt_ib_query_port() answers for (device, port): set by the test. */
+void SetPortQueryResult(void *ib_device, uint32_t port_num,
+			const struct srpt_port_desc &desc, int rc = 0);
+/* RDMA/CM listeners alive, and the port each listens on. */
+std::vector<uint16_t> RdmaCmListeners();
+/* Makes srpt_rdma_cm_listen(@port) fail with @negative_errno (0 clears). */
+void FailRdmaCmListen(uint16_t port, int negative_errno);
+
 /* ---- context ---- */
 /* Spinlocks held by the calling thread (sleeping while > 0 is a bug). */
 int SpinLocksHeld();

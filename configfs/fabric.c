@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The LIO fabric "srpt": the target_core_fabric_ops template and the
+ * configfs attributes under /sys/kernel/config/target/srpt/. Each callback
+ * recovers the core's handle with container_of and forwards; names, limits,
+ * messages and errors come from the C++ core (src/target_config.cpp), so
+ * this file decides nothing.
+ */
+#include <linux/configfs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include <srpt/core_api.h>
+#include "../glue/glue.h"
+
+/* configfs <port>/ : a port in GUID or GID form. */
+struct srpt_fabric_port {
+	struct se_wwn wwn;
+	void *core; /* srpt_core_port_id_make() handle */
+};
+
+/* configfs <port>/<tpg>/ */
+struct srpt_fabric_tpg {
+	struct se_portal_group tpg;
+	struct srpt_fabric_port *port;
+};
+
+static struct srpt_fabric_port *srpt_wwn_port(struct se_wwn *wwn)
+{
+	return container_of(wwn, struct srpt_fabric_port, wwn);
+}
+
+static struct srpt_fabric_tpg *srpt_tpg(struct se_portal_group *tpg)
+{
+	return container_of(tpg, struct srpt_fabric_tpg, tpg);
+}
+
+static void *srpt_tpg_core_port(struct se_portal_group *tpg)
+{
+	return srpt_tpg(tpg)->port->core;
+}
+
+/* ---- TPG identity: fixed, as in-tree (tag 1, no demo mode) ---- */
+
+static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
+{
+	return (char *)srpt_core_port_id_name(srpt_tpg_core_port(tpg));
+}
+
+static u16 srpt_get_tag(struct se_portal_group *tpg)
+{
+	return 1;
+}
+
+static u32 srpt_tpg_get_inst_index(struct se_portal_group *tpg)
+{
+	return 1;
+}
+
+static int srpt_check_true(struct se_portal_group *tpg)
+{
+	return 1;
+}
+
+static int srpt_check_false(struct se_portal_group *tpg)
+{
+	return 0;
+}
+
+static u32 srpt_sess_get_index(struct se_session *se_sess)
+{
+	return 0;
+}
+
+static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
+{
+}
+
+/*
+ * Command callbacks. The target core calls them only for commands of a
+ * session, and this build creates no session (the RDMA/CM listener refuses
+ * logins, see glue/rdma_cm.c): reaching one is a bug, reported once.
+ */
+static int srpt_no_session_cmd(struct se_cmd *cmd)
+{
+	WARN_ONCE(1, "ib_srpt: command callback without a session\n");
+	return -EINVAL;
+}
+
+static void srpt_no_session_cmd_void(struct se_cmd *cmd)
+{
+	WARN_ONCE(1, "ib_srpt: command callback without a session\n");
+}
+
+/* ---- configfs: ports, TPGs, ACLs ---- */
+
+static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
+				      struct config_group *group,
+				      const char *name)
+{
+	struct srpt_fabric_port *port;
+	int ret;
+
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return ERR_PTR(-ENOMEM);
+	ret = srpt_core_port_id_make(name, &port->core);
+	if (ret) {
+		kfree(port);
+		return ERR_PTR(ret);
+	}
+	return &port->wwn;
+}
+
+static void srpt_drop_tport(struct se_wwn *wwn)
+{
+	struct srpt_fabric_port *port = srpt_wwn_port(wwn);
+
+	srpt_core_port_id_drop(port->core);
+	kfree(port);
+}
+
+static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
+					     const char *name)
+{
+	struct srpt_fabric_tpg *stpg;
+	int ret;
+
+	stpg = kzalloc(sizeof(*stpg), GFP_KERNEL);
+	if (!stpg)
+		return ERR_PTR(-ENOMEM);
+	stpg->port = srpt_wwn_port(wwn);
+	ret = core_tpg_register(wwn, &stpg->tpg, SCSI_PROTOCOL_SRP);
+	if (ret) {
+		kfree(stpg);
+		return ERR_PTR(ret);
+	}
+	return &stpg->tpg;
+}
+
+static void srpt_drop_tpg(struct se_portal_group *tpg)
+{
+	struct srpt_fabric_tpg *stpg = srpt_tpg(tpg);
+
+	srpt_core_tpg_drop(stpg->port->core);
+	core_tpg_deregister(tpg);
+	kfree(stpg);
+}
+
+static int srpt_enable_tpg(struct se_portal_group *tpg, bool enable)
+{
+	return srpt_core_tpg_enable(srpt_tpg_core_port(tpg), enable);
+}
+
+static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
+{
+	return srpt_core_acl_name_check(name);
+}
+
+/* ---- <port>/<tpg>/attrib/: four per-port attributes ---- */
+
+static ssize_t srpt_attr_show(struct config_item *item, char *page,
+			      enum srpt_port_attr attr)
+{
+	void *port = srpt_tpg_core_port(attrib_to_tpg(item));
+
+	return sysfs_emit(page, attr == SRPT_ATTR_USE_SRQ ? "%d\n" : "%u\n",
+			  srpt_core_port_attr_get(port, attr));
+}
+
+static ssize_t srpt_attr_store(struct config_item *item, const char *page,
+			       size_t count, enum srpt_port_attr attr)
+{
+	void *port = srpt_tpg_core_port(attrib_to_tpg(item));
+	int ret = srpt_core_port_attr_set(port, attr, page);
+
+	return ret ? ret : count;
+}
+
+#define SRPT_PORT_ATTR(_name, _attr)                                          \
+	static ssize_t srpt_tpg_attrib_##_name##_show(struct config_item *item, \
+						      char *page)            \
+	{                                                                     \
+		return srpt_attr_show(item, page, _attr);                     \
+	}                                                                     \
+	static ssize_t srpt_tpg_attrib_##_name##_store(                       \
+		struct config_item *item, const char *page, size_t count)     \
+	{                                                                     \
+		return srpt_attr_store(item, page, count, _attr);             \
+	}                                                                     \
+	CONFIGFS_ATTR(srpt_tpg_attrib_, _name)
+
+SRPT_PORT_ATTR(srp_max_rdma_size, SRPT_ATTR_SRP_MAX_RDMA_SIZE);
+SRPT_PORT_ATTR(srp_max_rsp_size, SRPT_ATTR_SRP_MAX_RSP_SIZE);
+SRPT_PORT_ATTR(srp_sq_size, SRPT_ATTR_SRP_SQ_SIZE);
+SRPT_PORT_ATTR(use_srq, SRPT_ATTR_USE_SRQ);
+
+static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
+	&srpt_tpg_attrib_attr_srp_max_rdma_size,
+	&srpt_tpg_attrib_attr_srp_max_rsp_size,
+	&srpt_tpg_attrib_attr_srp_sq_size,
+	&srpt_tpg_attrib_attr_use_srq,
+	NULL,
+};
+
+/* ---- discovery_auth/rdma_cm_port ---- */
+
+static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", srpt_core_rdma_cm_port());
+}
+
+static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	int ret = srpt_core_rdma_cm_port_store(page);
+
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(srpt_, rdma_cm_port);
+
+static struct configfs_attribute *srpt_da_attrs[] = {
+	&srpt_attr_rdma_cm_port,
+	NULL,
+};
+
+/* ---- version: an empty line, as in-tree ---- */
+
+static ssize_t srpt_wwn_version_show(struct config_item *item, char *buf)
+{
+	return sysfs_emit(buf, "\n");
+}
+
+CONFIGFS_ATTR_RO(srpt_wwn_, version);
+
+static struct configfs_attribute *srpt_wwn_attrs[] = {
+	&srpt_wwn_attr_version,
+	NULL,
+};
+
+static const struct target_core_fabric_ops srpt_template = {
+	.module = THIS_MODULE,
+	.fabric_name = "srpt",
+	.tpg_get_wwn = srpt_get_fabric_wwn,
+	.tpg_get_tag = srpt_get_tag,
+	.tpg_check_demo_mode = srpt_check_false,
+	.tpg_check_demo_mode_cache = srpt_check_true,
+	.tpg_check_demo_mode_write_protect = srpt_check_true,
+	.tpg_check_prod_mode_write_protect = srpt_check_false,
+	.tpg_get_inst_index = srpt_tpg_get_inst_index,
+	.release_cmd = srpt_no_session_cmd_void,
+	.sess_get_index = srpt_sess_get_index,
+	.write_pending = srpt_no_session_cmd,
+	.set_default_node_attributes = srpt_set_default_node_attrs,
+	.get_cmd_state = srpt_no_session_cmd,
+	.queue_data_in = srpt_no_session_cmd,
+	.queue_status = srpt_no_session_cmd,
+	.queue_tm_rsp = srpt_no_session_cmd_void,
+	.aborted_task = srpt_no_session_cmd_void,
+	.fabric_make_wwn = srpt_make_tport,
+	.fabric_drop_wwn = srpt_drop_tport,
+	.fabric_make_tpg = srpt_make_tpg,
+	.fabric_enable_tpg = srpt_enable_tpg,
+	.fabric_drop_tpg = srpt_drop_tpg,
+	.fabric_init_nodeacl = srpt_init_nodeacl,
+	.tfc_discovery_attrs = srpt_da_attrs,
+	.tfc_wwn_attrs = srpt_wwn_attrs,
+	.tfc_tpg_attrib_attrs = srpt_tpg_attrib_attrs,
+};
+
+int srpt_fabric_register(void)
+{
+	return target_register_template(&srpt_template);
+}
+
+void srpt_fabric_unregister(void)
+{
+	target_unregister_template(&srpt_template);
+}
