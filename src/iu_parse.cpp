@@ -132,9 +132,11 @@ uint64_t lun_to_u64(const wire::Lun &lun)
 CmdCheck parse_cmd(std::span<const uint8_t> iu, const ChannelLimits &lim,
 		   ParsedCmd &out)
 {
+	out = ParsedCmd{};
+	if (iu.size() < sizeof(wire::Cmd))
+		return CmdCheck::ShortIu;
 	const auto w = wire::load<wire::Cmd>(iu.data());
 
-	out = ParsedCmd{};
 	out.tag = w.tag.get();
 	out.lun = w.lun;
 	out.sol_not = w.sol_not;
@@ -283,6 +285,7 @@ SenseCode sense_for(CmdCheck check)
 	case CmdCheck::DescBeyondIu:
 	case CmdCheck::TableBeyondIu:
 	case CmdCheck::ImmDataBeyondIu:
+	case CmdCheck::ShortIu:
 		return kSenseIuTooShort;
 	case CmdCheck::Bidirectional:
 	case CmdCheck::TooManyDescriptors:
@@ -342,6 +345,8 @@ const char *describe(CmdCheck check)
 		return "immediate descriptor overlaps immediate data";
 	case CmdCheck::ImmDataBeyondIu:
 		return "immediate data beyond the received bytes";
+	case CmdCheck::ShortIu:
+		return "SRP_CMD shorter than 48 bytes";
 	}
 	return "unknown";
 }

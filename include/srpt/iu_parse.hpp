@@ -159,12 +159,13 @@ enum class CmdCheck : uint8_t {
 	ImmNotNegotiated,
 	ImmDescAfterData,
 	ImmDataBeyondIu,
+	ShortIu, /* parse_cmd() given fewer than 48 bytes */
 };
 
 /*
  * Sense for a rejected command (status CHECK CONDITION):
  *   IuTooLong                              INFORMATION UNIT TOO LONG 0e/02
- *   *BeyondIu                              INFORMATION UNIT TOO SHORT 0e/01
+ *   *BeyondIu, ShortIu                     INFORMATION UNIT TOO SHORT 0e/01
  *   Bidirectional, TooManyDescriptors, DataTooLong
  *                                          INVALID FIELD IN CDB 24/00
  *   everything else                        INVALID FIELD IN COMMAND IU 0e/03
@@ -218,8 +219,9 @@ IuParseResult parse_iu(std::span<const uint8_t> received,
 		       const ChannelLimits &limits);
 
 /*
- * The SRP_CMD part of parse_iu(): received.size() >= sizeof(wire::Cmd)
- * and the opcode is CMD. Fills out.tag/lun/sol_not even when it fails.
+ * The SRP_CMD part of parse_iu() (opcode not checked). Fewer than
+ * sizeof(wire::Cmd) bytes give ShortIu with @out zeroed; otherwise
+ * out.tag/lun/sol_not are filled even when a later check fails.
  */
 CmdCheck parse_cmd(std::span<const uint8_t> received,
 		   const ChannelLimits &limits, ParsedCmd &out);

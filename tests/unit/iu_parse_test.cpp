@@ -280,6 +280,19 @@ TEST(IuParseHostile, OneByteIuDoesNotParseStaleBufferBytes)
 	EXPECT_EQ(r.drop, DropReason::ShortIu);
 }
 
+TEST(IuParseHostile, ParseCmdChecksLengthItself)
+{
+	CmdIu c;
+	ParsedCmd out;
+	out.tag = 1;
+	EXPECT_EQ(
+	    parse_cmd(std::span<const uint8_t>(c.b.data(), 47), limits(), out),
+	    CmdCheck::ShortIu);
+	EXPECT_EQ(out.tag, 0u);
+	EXPECT_EQ(parse_cmd(c.b, limits(), out), CmdCheck::Ok);
+	EXPECT_EQ(out.tag, tag_value());
+}
+
 TEST(IuParseHostile, EmptyIu)
 {
 	const auto r = parse_iu({}, limits());
@@ -551,7 +564,8 @@ TEST(IuParseSense, MappingPerCheck)
 {
 	EXPECT_EQ(sense_for(CmdCheck::IuTooLong), kSenseIuTooLong);
 	for (auto k : {CmdCheck::AddCdbBeyondIu, CmdCheck::DescBeyondIu,
-		       CmdCheck::TableBeyondIu, CmdCheck::ImmDataBeyondIu})
+		       CmdCheck::TableBeyondIu, CmdCheck::ImmDataBeyondIu,
+		       CmdCheck::ShortIu})
 		EXPECT_EQ(sense_for(k), kSenseIuTooShort) << describe(k);
 	for (auto k : {CmdCheck::Bidirectional, CmdCheck::TooManyDescriptors,
 		       CmdCheck::DataTooLong})
@@ -567,7 +581,7 @@ TEST(IuParseSense, MappingPerCheck)
 	EXPECT_EQ(kSenseInvalidFieldInCdb.asc, 0x24);
 	EXPECT_EQ(kSenseInvalidFieldInCmdIu.asc, 0x0e);
 	EXPECT_EQ(kSenseInvalidFieldInCmdIu.ascq, 0x03);
-	for (int i = 0; i <= static_cast<int>(CmdCheck::ImmDataBeyondIu); i++)
+	for (int i = 0; i <= static_cast<int>(CmdCheck::ShortIu); i++)
 		EXPECT_STRNE(describe(static_cast<CmdCheck>(i)), "unknown");
 }
 
