@@ -113,6 +113,9 @@ struct Harness {
 	Status fail_next_post_recv = Status::kOk;
 	std::function<void(SendCtx &, RecvCtx &)> on_submit;
 	std::function<void(RecvCtx &)> on_other;
+	std::function<void(SendCtx &)> on_execute, on_fail;
+	/* Replaces the default PutCmd behaviour (put_releases). */
+	std::function<void(SendCtx &)> on_put;
 	int kicks = 0;
 	alignas(SRPT_WORK_ALIGN) unsigned char work[SRPT_WORK_SIZE];
 	bool destroyed = false;
@@ -328,14 +331,26 @@ inline void FakeEnv::HandleOtherIu(RecvCtx &r)
 		h->on_other(r);
 }
 
-inline void FakeEnv::ExecuteCmd(SendCtx &s) { h->executed.push_back(&s); }
+inline void FakeEnv::ExecuteCmd(SendCtx &s)
+{
+	h->executed.push_back(&s);
+	if (h->on_execute)
+		h->on_execute(s);
+}
 
-inline void FakeEnv::FailCmd(SendCtx &s) { h->failed.push_back(&s); }
+inline void FakeEnv::FailCmd(SendCtx &s)
+{
+	h->failed.push_back(&s);
+	if (h->on_fail)
+		h->on_fail(s);
+}
 
 inline void FakeEnv::PutCmd(SendCtx &s)
 {
 	h->puts.push_back(&s);
-	if (h->put_releases)
+	if (h->on_put)
+		h->on_put(s);
+	else if (h->put_releases)
 		h->core.ReleaseCmd(s);
 	else
 		h->refs_held.push_back(&s);
