@@ -66,6 +66,8 @@ make_payload() {
 		echo "GUEST_NAME=srpt-${role:-guest}"
 		echo "GUEST_TIMEOUT=$((VM_TIMEOUT - 60))"
 		local l; for l in "$@"; do echo "$l"; done
+		# VMENV_X=v on the host -> X=v in the guest (e.g. VMENV_IB_SRP_PARAMS)
+		env | sed -n "s/^VMENV_\([A-Za-z0-9_]*\)=\(.*\)/\1='\2'/p"
 	} >"$p/config.env"
 	(cd "$dir/pl" && find payload | cpio -o -H newc --quiet | gzip -1) >"$dir/payload.cpio.gz"
 	cat "$IMAGE_DIR/initramfs.cpio.gz" "$dir/payload.cpio.gz" >"$dir/initrd"
@@ -81,7 +83,7 @@ start_guest() {
 		-display none -monitor none -serial "file:$dir/serial.log" \
 		-no-reboot -nic none \
 		-kernel "$IMAGE_DIR/vmlinux" -initrd "$dir/initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=5 hung_task_timeout_secs=60 net.ifnames=0" \
+		-append "console=ttyS0 panic=-1 loglevel=5 net.ifnames=0" \
 		-drive "file=$IMAGE_DIR/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
 		-drive "file=$dir/out.img,if=virtio,format=raw" \
 		"$@" >"$dir/qemu.log" 2>&1 &

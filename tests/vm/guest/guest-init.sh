@@ -23,6 +23,7 @@ set -a; . /srpt/config.env; set +a
 hostname "${GUEST_NAME:-srpt-guest}"
 ip link set lo up
 echo 1 >/proc/sys/kernel/sysrq
+sysctl -qw kernel.hung_task_timeout_secs=60
 
 poweroff_now() {
 	sync

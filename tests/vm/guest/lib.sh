@@ -177,7 +177,12 @@ srp_hosts() { for h in /sys/class/scsi_host/host*; do [ "$(cat "$h/proc_name" 2>
 # srp_login HCA "id_ext=...,...,dest=..."  -> sets SRP_HOST, DEV_LUN0, DEV_LUN1
 srp_login() {
 	local hca=$1 params=$2 nluns=${3:-2}
-	modprobe -a sd_mod sg ib_srp || fail "modprobe ib_srp"
+	modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
+	if [ ! -d /sys/module/ib_srp ]; then
+		# shellcheck disable=SC2086
+		modprobe ib_srp $IB_SRP_PARAMS || fail "modprobe ib_srp $IB_SRP_PARAMS"
+		[ -n "$IB_SRP_PARAMS" ] && echo "ib_srp loaded with: $IB_SRP_PARAMS"
+	fi
 	local f=/sys/class/infiniband_srp/srp-$hca-1/add_target
 	[ -e "$f" ] || fail "no $f"
 	local before; before=$(srp_hosts)
@@ -323,4 +328,24 @@ check_dmesg() {
 	bad=$(dmesg | grep -E "$BAD_DMESG")
 	[ -z "$bad" ] || { echo "$bad"; fail "dmesg shows $(echo "$bad" | wc -l) bad line(s): $(echo "$bad" | head -1)"; }
 	ok "dmesg clean of WARNING/BUG/Oops/refcount/hung-task/still waiting/leak"
+}
+
+# Two-host helpers: each guest serves /srv over HTTP (python3) so the peers
+# can exchange identities and progress over the test network.
+serve_srv() {
+	mkdir -p /srv
+	setsid python3 -m http.server 8000 --directory /srv >/dev/null 2>&1 </dev/null &
+}
+fetch() { # fetch URL -> stdout, 1 if not there (yet)
+	python3 -c 'import sys,urllib.request
+try: sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=3).read().decode())
+except Exception: sys.exit(1)' "$1"
+}
+wait_fetch() { # wait_fetch SECS URL -> stdout
+	local end=$(( $(date +%s) + $1 )) v
+	while ! v=$(fetch "$2"); do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 1
+	done
+	printf '%s\n' "$v"
 }
