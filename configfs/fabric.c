@@ -253,6 +253,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tpg_check_prod_mode_write_protect = srpt_check_false,
 	.tpg_get_inst_index = srpt_tpg_get_inst_index,
 	.release_cmd = srpt_no_session_cmd_void,
+	.check_stop_free = srpt_no_session_cmd,
 	.sess_get_index = srpt_sess_get_index,
 	.write_pending = srpt_no_session_cmd,
 	.set_default_node_attributes = srpt_set_default_node_attrs,
