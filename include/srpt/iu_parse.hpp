@@ -70,6 +70,13 @@ struct ChannelLimits {
 	uint8_t max_desc;	  /* max data descriptors per command */
 };
 
+/*
+ * A per-command bound for ChannelLimits::max_data_len when nothing tighter
+ * is configured: 16 MiB, the largest srp_max_rdma_size. The in-tree driver
+ * has no bound at all (1 GiB and 4 GiB descriptors reach the allocator).
+ */
+inline constexpr uint32_t kDefaultMaxDataLen = 1u << 24;
+
 /* Limits of a channel from its login and the port's transfer bound. */
 constexpr ChannelLimits channel_limits(const LoginParams &p,
 				       uint32_t max_data_len,
