@@ -50,9 +50,10 @@ guest_verdict() {
 		[ -n "$REASON" ] || REASON="scenario exited $(cat "$dir/rc") (see $dir/log)"
 		[ "$(cat "$dir/rc")" = 124 ] && REASON="scenario timed out inside the guest; $REASON"
 	fi
-	if grep -aqE 'Oops|BUG:|Kernel panic' "$dir/serial.log" 2>/dev/null; then
+	local kre='^\[ *[0-9]+\.[0-9]{6}\] .*(Oops|BUG:|Kernel panic)'
+	if grep -aqE "$kre" "$dir/serial.log" 2>/dev/null; then
 		VERDICT=FAIL
-		REASON="${REASON:+$REASON; }kernel: $(grep -aE 'Oops|BUG:|Kernel panic' "$dir/serial.log" | head -1)"
+		REASON="${REASON:+$REASON; }kernel: $(grep -aE "$kre" "$dir/serial.log" | head -1)"
 	fi
 }
 

@@ -5,11 +5,11 @@
 . /srpt/lib.sh
 ME=169.254.56.2 PEER=169.254.56.1
 
-report_done() { # always tell the target how we ended
-	local rc=$?
-	if [ $rc = 0 ]; then echo ok >/srv/done.tmp; else echo "failed: $(cat /tmp/last_fail 2>/dev/null)" >/srv/done.tmp; fi
-	mv /srv/done.tmp /srv/done
-	sleep 3   # let the target fetch it
+publish_done() { echo "$*" >/srv/done.tmp && mv /srv/done.tmp /srv/done; }
+report_done() { # on an early failure, still tell the target
+	[ -f /srv/done ] && return
+	publish_done "failed: $(cat /tmp/last_fail 2>/dev/null)"
+	sleep 5   # let the target fetch it
 }
 fail() {
 	echo "[$(ts)] FAIL: $*"; echo "$*" >/tmp/last_fail
@@ -59,6 +59,8 @@ ok "IPv6 link-local login across the wire"
 dd_cmp "$DEV_LUN0" 4 20
 dd_cmp "$DEV_LUN1" 4 20
 srp_logout
+publish_done "ok: I/O finished"
+sleep 3   # the target polls every second; unload_all removes the NIC
 unload_all
 check_dmesg
 echo "twohost initiator: all checks passed"

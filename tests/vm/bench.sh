@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make bench: one guest boot, A (in-tree) / B alternated for BENCH_ROUNDS
+# rounds on the same rd_mcp LUN; fio 4k randread/randwrite QD32, 128k seq
+# read QD32, 4k randread QD1 (p50/p99), and raw rxe perftest numbers.
+#   BENCH_B=intree|port  (default intree: the port cannot serve I/O yet, so B
+#                         is the in-tree driver again and the ratio shows noise)
+#   BENCH_ROUNDS=3 BENCH_RUNTIME=8 (seconds per fio job, plus 2 s ramp)
+# Output: table on stdout; bench.csv, bench.json, bench.png and raw fio JSON
+# in $VM_ARTIFACTS/bench/ (default build/vm-artifacts/bench/).
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+BENCH_B=${BENCH_B:-intree}
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_RUNTIME=${BENCH_RUNTIME:-8}
+case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
+[ "$BENCH_ROUNDS" -ge 3 ] || die "BENCH_ROUNDS must be >= 3"
+VM_TIMEOUT=${VM_TIMEOUT:-1500}
+
+"$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+dir="$ART_BASE/bench"
+rm -rf "$dir"; mkdir -p "$dir"
+with_port=0
+if [ "$BENCH_B" = port ]; then
+	[ -f "$SRPT_KO" ] || die "BENCH_B=port but $SRPT_KO does not exist (run make)"
+	with_port=1
+fi
+echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again: the port does not serve I/O yet; set BENCH_B=port when it does)')"
+echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, 2 vCPUs), artifacts $dir"
+t0=$(date +%s)
+SRPT=intree make_payload "$dir" bench single "$with_port" \
+	"BENCH_B=$BENCH_B" "BENCH_ROUNDS=$BENCH_ROUNDS" "BENCH_RUNTIME=$BENCH_RUNTIME"
+start_guest "$dir" 2 2G
+hung=0
+wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" || hung=1
+collect "$dir"
+[ -d "$dir/guest/bench" ] && mv "$dir/guest/bench"/* "$dir/" && rm -rf "$dir/guest"
+if [ "$hung" = 1 ]; then echo "bench: FAIL: guest hung, killed after ${VM_TIMEOUT}s"; exit 1; fi
+if [ "$(cat "$dir/rc" 2>/dev/null)" != 0 ]; then
+	echo "bench: FAIL: $(grep -a 'FAIL:' "$dir/log" 2>/dev/null | tail -1 || echo 'no results from the guest')"
+	exit 1
+fi
+"$PY" "$VM_DIR/bench-report.py" "$dir" "$BENCH_B" || exit 1
+echo "bench: finished in $(( $(date +%s) - t0 ))s"

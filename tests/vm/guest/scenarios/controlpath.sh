@@ -1,0 +1,203 @@
+#!/bin/bash
+# Scenario controlpath (issue 5): in ONE guest, the in-tree ib_srpt and the
+# port are configured the same way, one after the other, and must be
+# indistinguishable to configfs users:
+#   - the srpt configfs tree (entries, modes, values) on a fresh mkdir and
+#     after the standard targetcli configuration;
+#   - the errno of every invalid write in a table of bad inputs;
+#   - targetcli saveconfig -> clearconfig -> restoreconfig round trip;
+# then, for the port only (the in-tree driver is not the one under test),
+#   - `rdma link delete` of the exported device while configured and
+#     enabled, configfs teardown, device re-added, configured again;
+#   - after each teardown the module's refcount is 0 and it unloads.
+# Needs SRPT=port (the port is in updates/, the in-tree module is loaded
+# by path).
+. /srpt/lib.sh
+
+[ "$SRPT" = port ] || fail "controlpath compares both drivers: run it with SRPT=port"
+INTREE_KO=$(find /lib/modules/$KVER_G/kernel -name 'ib_srpt.ko*' | head -1)
+[ -n "$INTREE_KO" ] || fail "in-tree ib_srpt.ko not found"
+
+setup_veth_rxe
+TGT_PORT=$(gid_hex rxe1)
+INI_ID=$(gid_hex rxe0)
+GUID_NAME=$(sed 's/^\(....\)\(....\)\(....\)\(....\)$/\1:\2:\3:\4/' <<<"${TGT_PORT:16}")
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+
+load_driver() { # intree|port
+	modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe dependencies"
+	if [ "$1" = intree ]; then
+		insmod "$INTREE_KO" || fail "insmod $INTREE_KO"
+	else
+		modprobe ib_srpt || fail "modprobe ib_srpt (port)"
+		case $(modinfo -n ib_srpt) in */updates/*) ;; *) fail "port not in updates/";; esac
+	fi
+	mkdir -p $SRPT_CFG 2>/dev/null
+	[ -d $SRPT_CFG/discovery_auth ] || fail "$1: no srpt fabric in configfs"
+	ok "$1 ib_srpt loaded, fabric registered"
+}
+
+unload_driver() {
+	[ "$(cat /sys/module/ib_srpt/refcnt)" = 0 ] ||
+		fail "ib_srpt refcnt $(cat /sys/module/ib_srpt/refcnt) after teardown"
+	rmmod ib_srpt || fail "rmmod ib_srpt"
+	ok "ib_srpt unloaded"
+}
+
+# The whole srpt tree, one line per entry, with what differs by nature
+# (random link names, LUN UUIDs, the target core's global statistics
+# indices, which grow with every object made in this boot) normalized;
+# sorted after normalization.
+dump_tree() {
+	(
+		cd $SRPT_CFG || exit 1
+		find . -mindepth 1 | while read -r e; do
+			e=${e#./}
+			if [ -L "$e" ]; then
+				echo "l $(dirname "$e")/<link> -> $(readlink -f "$e" | sed "s|^$CFG/||")"
+			elif [ -d "$e" ]; then
+				echo "d $e/"
+			else
+				if v=$(timeout 5 cat "$e" 2>&1); then
+					v=$(printf '%s' "$v" | sed ':a;N;$!ba;s/\n/\\n/g')
+				else
+					v="<unreadable>"
+				fi
+				echo "f $e [$(stat -c %a "$e")] = $v"
+			fi
+		done
+	) | sed -e "s/$TGT_PORT/<PORT>/g" -e "s/$INI_ID/<ACL>/g" \
+		-e 's/[0-9a-f]\{8\}-[0-9a-f]\{4\}-[0-9a-f]\{4\}-[0-9a-f]\{4\}-[0-9a-f]\{12\}/<UUID>/g' \
+		-e 's/\(creation_time \[[0-7]*\] = \).*/\1<jiffies>/' \
+		-e 's#\(/statistics/.*/[a-z_]*\(indx\|index\|dev\) \[[0-7]*\] = \)[0-9][0-9]*$#\1<n>#' |
+		LC_ALL=C sort
+}
+
+# try WHAT CMD...: one line "WHAT -> ok|<error text>"
+try() {
+	local what=$1 err; shift
+	if err=$("$@" 2>&1); then
+		echo "$what -> ok"
+	else
+		err=$(printf '%s' "$err" | sed -n 's/.*: \([A-Z][^:]*\)$/\1/p' | tail -1)
+		echo "$what -> ${err:-failed}"
+	fi
+}
+write() { sh -c 'printf "%s" "$1" > "$2"' _ "$1" "$2"; } # write VALUE FILE
+
+# Bad (and a few good) inputs, each answered with an errno.
+errno_table() {
+	local T=$SRPT_CFG/0x$TGT_PORT/tpgt_1 A
+	A=$T/attrib
+	for v in 65535 16777217 abc "" -1 0x10000 99999999999999999999; do
+		try "attrib/srp_max_rdma_size <- '$v'" write "$v" $A/srp_max_rdma_size
+	done
+	echo 65536 >$A/srp_max_rdma_size
+	for v in 39 1025 x 1024; do try "attrib/srp_max_rsp_size <- '$v'" write "$v" $A/srp_max_rsp_size; done
+	echo 256 >$A/srp_max_rsp_size
+	for v in 3 65536 010 4096; do try "attrib/srp_sq_size <- '$v'" write "$v" $A/srp_sq_size; done
+	for v in 2 -1 yes 99999999999999999999 1 0; do try "attrib/use_srq <- '$v'" write "$v" $A/use_srq; done
+	for v in 1 1 0 0 2 x 1; do try "enable <- '$v'" write "$v" $T/enable; done
+	for v in 65536 -1 port 0x15b3 5555 0; do
+		try "discovery_auth/rdma_cm_port <- '$v'" write "$v" $SRPT_CFG/discovery_auth/rdma_cm_port
+	done
+	try "version <- x" write x $SRPT_CFG/version
+	for n in 0xdeadbeef rxe1 "0x${TGT_PORT^^}" 5054:00ff:feaa:9999 "${TGT_PORT}" tpgt_1; do
+		try "mkdir port '$n'" mkdir "$SRPT_CFG/$n"
+		[ -d "$SRPT_CFG/$n" ] && rmdir "$SRPT_CFG/$n"
+	done
+	try "mkdir port (GUID form) $GUID_NAME" mkdir "$SRPT_CFG/$GUID_NAME"
+	try "mkdir tpg in GUID-form port" mkdir "$SRPT_CFG/$GUID_NAME/tpgt_1"
+	try "enable GUID-form tpg" write 1 "$SRPT_CFG/$GUID_NAME/tpgt_1/enable"
+	try "disable GUID-form tpg" write 0 "$SRPT_CFG/$GUID_NAME/tpgt_1/enable"
+	try "rmdir GUID-form tpg" rmdir "$SRPT_CFG/$GUID_NAME/tpgt_1"
+	try "rmdir GUID-form port" rmdir "$SRPT_CFG/$GUID_NAME"
+	for n in zz 0x123 iqn.2003-01.org.x:y 1:2:3 192.0.2 "fe80::1%" 0xAbCd 1:2:3:4 \
+		fe80::1 192.0.2.9 0123456789abcdef0123456789abcdef0123; do
+		try "mkdir acl '$n'" mkdir "$T/acls/$n"
+		[ -d "$T/acls/$n" ] && rmdir "$T/acls/$n"
+	done
+	try "mkdir second tpg" mkdir "$SRPT_CFG/0x$TGT_PORT/tpgt_2"
+	try "enable second tpg" write 1 "$SRPT_CFG/0x$TGT_PORT/tpgt_2/enable"
+	try "rmdir second tpg" rmdir "$SRPT_CFG/0x$TGT_PORT/tpgt_2"
+}
+
+run_driver() { # intree|port
+	local drv=$1 D=$OUT/$1
+	mkdir -p "$D"
+	step "$drv: fresh tree"
+	load_driver "$drv"
+	{ echo "## params"; for f in /sys/module/ib_srpt/parameters/*; do
+		echo "$(basename "$f") [$(stat -c %a "$f")] = $(cat "$f")"; done; } >"$D/params.txt"
+	dump_tree >"$D/fresh.txt"
+	ok "$(wc -l <"$D/fresh.txt") entries"
+
+	step "$drv: standard targetcli configuration"
+	targetcli_config "$TGT_PORT" "$INI_ID" 16 16
+	set_rdma_cm_port
+	dump_tree >"$D/standard.txt"
+	ok "$(wc -l <"$D/standard.txt") entries"
+
+	step "$drv: errno table"
+	errno_table >"$D/errno.txt"
+	ok "$(wc -l <"$D/errno.txt") writes"
+	dump_tree >"$D/after-errno.txt"
+
+	step "$drv: saveconfig / clearconfig / restoreconfig"
+	echo 0 >$SRPT_CFG/discovery_auth/rdma_cm_port
+	dump_tree >"$D/before-save.txt"
+	targetcli saveconfig /tmp/saved-$drv.json >/dev/null 2>&1 || fail "$drv: saveconfig"
+	targetcli clearconfig confirm=True >/dev/null 2>&1 || fail "$drv: clearconfig"
+	[ -z "$(ls $SRPT_CFG | grep -v -e discovery_auth -e version)" ] || fail "$drv: ports left after clearconfig"
+	targetcli restoreconfig /tmp/saved-$drv.json >/tmp/restore.out 2>&1 || { cat /tmp/restore.out; fail "$drv: restoreconfig"; }
+	dump_tree >"$D/restored.txt"
+	diff -u "$D/before-save.txt" "$D/restored.txt" >"$D/roundtrip.diff" ||
+		{ cat "$D/roundtrip.diff"; fail "$drv: restoreconfig does not give back the saved tree"; }
+	ok "round trip identical ($(wc -l <"$D/restored.txt") entries)"
+
+	if [ "$drv" = port ]; then hotplug; fi
+
+	step "$drv: teardown"
+	target_teardown
+	unload_driver
+}
+
+hotplug() {
+	step "port: rdma link delete under a live, enabled configuration"
+	local T=$SRPT_CFG/0x$TGT_PORT/tpgt_1
+	set_rdma_cm_port
+	[ "$(cat $T/enable)" = 1 ] || fail "tpg not enabled before removal"
+	run "rdma link delete rxe1" rdma link delete rxe1
+	# The configuration outlives the device: every file still answers.
+	dump_tree >"$OUT/port/after-removal.txt" || fail "configfs unreadable after removal"
+	try "enable after removal" write 0 $T/enable
+	try "re-enable after removal" write 1 $T/enable
+	try "attrib after removal" write 128 $T/attrib/srp_sq_size
+	ok "configfs usable after device removal"
+	target_teardown
+	mkdir -p $SRPT_CFG
+	run "rdma link add rxe1" rdma link add rxe1 type rxe netdev veth1
+	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || fail "rxe1 not active again"
+	targetcli_config "$TGT_PORT" "$INI_ID" 16 16
+	set_rdma_cm_port
+	ok "port configured again on the re-added device"
+}
+
+run_driver intree
+run_driver port
+
+step "compare in-tree and port"
+for f in params fresh standard errno after-errno; do
+	if diff -u "$OUT/intree/$f.txt" "$OUT/port/$f.txt" >"$OUT/$f.diff"; then
+		ok "$f: identical ($(wc -l <"$OUT/port/$f.txt") lines)"
+	else
+		cat "$OUT/$f.diff"
+		fail "$f differs between in-tree and port (see $f.diff)"
+	fi
+done
+grep -c ' -> ok$' "$OUT/port/errno.txt" | sed 's/^/accepted writes: /'
+grep -vc ' -> ok$' "$OUT/port/errno.txt" | sed 's/^/refused writes: /'
+
+unload_all
+check_dmesg
+echo "controlpath: all checks passed"
