@@ -19,6 +19,12 @@ done
 
 t0=$(date +%s)
 mkdir -p "$CACHE_BASE"
+# One builder per image: others wait here and then reuse its result.
+exec 9>"$CACHE_BASE/.lock-$(basename "$IMAGE_DIR")"
+flock 9
+if [ -f "$IMAGE_DIR/ok" ] && [ -z "${FORCE:-}" ]; then
+	echo "$IMAGE_DIR"; exit 0
+fi
 TMP="$IMAGE_DIR.tmp.$$"
 rm -rf "$TMP"; mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
