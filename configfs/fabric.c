@@ -14,19 +14,68 @@
 #include <target/target_core_fabric.h>
 
 #include <srpt/core_api.h>
+#include <srpt/datapath.h>
 #include "../glue/glue.h"
 
 /* configfs <port>/ : a port in GUID or GID form. */
 struct srpt_fabric_port {
 	struct se_wwn wwn;
 	void *core; /* srpt_core_port_id_make() handle */
+	struct list_head entry;    /* srpt_fabric_ports */
+	struct list_head tpgs;     /* srpt_fabric_tpg.entry, under mutex */
+	struct mutex mutex;
 };
 
 /* configfs <port>/<tpg>/ */
 struct srpt_fabric_tpg {
 	struct se_portal_group tpg;
 	struct srpt_fabric_port *port;
+	struct list_head entry;
 };
+
+/* Every port directory, so that a login finds the TPGs of its port. */
+static LIST_HEAD(srpt_fabric_ports);
+static DEFINE_MUTEX(srpt_fabric_ports_mutex);
+
+/*
+ * target_setup_session() on each TPG of the port directory whose core
+ * handle is @port_id, until one succeeds (its ACLs accept @name).
+ * Contract: process context (a login). Returns 0, -ENOENT (no such
+ * directory or no TPG) or the last error.
+ */
+int srpt_fabric_setup_session(void *port_id, const char *name, u32 tag_num,
+			      u32 tag_size, void *fabric_sess_ptr,
+			      struct se_session **out)
+{
+	struct srpt_fabric_port *port;
+	struct srpt_fabric_tpg *stpg;
+	int ret = -ENOENT;
+
+	mutex_lock(&srpt_fabric_ports_mutex);
+	list_for_each_entry(port, &srpt_fabric_ports, entry) {
+		if (port->core != port_id)
+			continue;
+		mutex_lock(&port->mutex);
+		list_for_each_entry(stpg, &port->tpgs, entry) {
+			struct se_session *sess;
+
+			sess = target_setup_session(&stpg->tpg, tag_num,
+						    tag_size,
+						    TARGET_PROT_NORMAL, name,
+						    fabric_sess_ptr, NULL);
+			if (!IS_ERR(sess)) {
+				*out = sess;
+				ret = 0;
+				break;
+			}
+			ret = PTR_ERR(sess);
+		}
+		mutex_unlock(&port->mutex);
+		break;
+	}
+	mutex_unlock(&srpt_fabric_ports_mutex);
+	return ret;
+}
 
 static struct srpt_fabric_port *srpt_wwn_port(struct se_wwn *wwn)
 {
@@ -80,20 +129,9 @@ static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
 }
 
 /*
- * Command callbacks. The target core calls them only for commands of a
- * session, and this build creates no session (the RDMA/CM listener refuses
- * logins, see glue/rdma_cm.c): reaching one is a bug, reported once.
+ * Command callbacks (release_cmd, write_pending, queue_*, aborted_task,
+ * close_session ...) are in glue/target_core.c, next to the commands.
  */
-static int srpt_no_session_cmd(struct se_cmd *cmd)
-{
-	WARN_ONCE(1, "ib_srpt: command callback without a session\n");
-	return -EINVAL;
-}
-
-static void srpt_no_session_cmd_void(struct se_cmd *cmd)
-{
-	WARN_ONCE(1, "ib_srpt: command callback without a session\n");
-}
 
 /* ---- configfs: ports, TPGs, ACLs ---- */
 
@@ -112,6 +150,11 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 		kfree(port);
 		return ERR_PTR(ret);
 	}
+	INIT_LIST_HEAD(&port->tpgs);
+	mutex_init(&port->mutex);
+	mutex_lock(&srpt_fabric_ports_mutex);
+	list_add_tail(&port->entry, &srpt_fabric_ports);
+	mutex_unlock(&srpt_fabric_ports_mutex);
 	return &port->wwn;
 }
 
@@ -119,6 +162,9 @@ static void srpt_drop_tport(struct se_wwn *wwn)
 {
 	struct srpt_fabric_port *port = srpt_wwn_port(wwn);
 
+	mutex_lock(&srpt_fabric_ports_mutex);
+	list_del(&port->entry);
+	mutex_unlock(&srpt_fabric_ports_mutex);
 	srpt_core_port_id_drop(port->core);
 	kfree(port);
 }
@@ -138,6 +184,9 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 		kfree(stpg);
 		return ERR_PTR(ret);
 	}
+	mutex_lock(&stpg->port->mutex);
+	list_add_tail(&stpg->entry, &stpg->port->tpgs);
+	mutex_unlock(&stpg->port->mutex);
 	return &stpg->tpg;
 }
 
@@ -145,14 +194,23 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
 	struct srpt_fabric_tpg *stpg = srpt_tpg(tpg);
 
+	mutex_lock(&stpg->port->mutex);
+	list_del(&stpg->entry);
+	mutex_unlock(&stpg->port->mutex);
 	srpt_core_tpg_drop(stpg->port->core);
+	srpt_core_dp_port_disabled(stpg->port->core);
 	core_tpg_deregister(tpg);
 	kfree(stpg);
 }
 
 static int srpt_enable_tpg(struct se_portal_group *tpg, bool enable)
 {
-	return srpt_core_tpg_enable(srpt_tpg_core_port(tpg), enable);
+	int ret = srpt_core_tpg_enable(srpt_tpg_core_port(tpg), enable);
+
+	/* As in-tree: disabling the port closes its channels. */
+	if (!ret && !enable)
+		srpt_core_dp_port_disabled(srpt_tpg_core_port(tpg));
+	return ret;
 }
 
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
@@ -252,16 +310,17 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tpg_check_demo_mode_write_protect = srpt_check_true,
 	.tpg_check_prod_mode_write_protect = srpt_check_false,
 	.tpg_get_inst_index = srpt_tpg_get_inst_index,
-	.release_cmd = srpt_no_session_cmd_void,
-	.check_stop_free = srpt_no_session_cmd,
+	.release_cmd = srpt_fabric_release_cmd,
+	.check_stop_free = srpt_fabric_check_stop_free,
+	.close_session = srpt_fabric_close_session,
 	.sess_get_index = srpt_sess_get_index,
-	.write_pending = srpt_no_session_cmd,
+	.write_pending = srpt_fabric_write_pending,
 	.set_default_node_attributes = srpt_set_default_node_attrs,
-	.get_cmd_state = srpt_no_session_cmd,
-	.queue_data_in = srpt_no_session_cmd,
-	.queue_status = srpt_no_session_cmd,
-	.queue_tm_rsp = srpt_no_session_cmd_void,
-	.aborted_task = srpt_no_session_cmd_void,
+	.get_cmd_state = srpt_fabric_get_cmd_state,
+	.queue_data_in = srpt_fabric_queue_data_in,
+	.queue_status = srpt_fabric_queue_status,
+	.queue_tm_rsp = srpt_fabric_queue_tm_rsp,
+	.aborted_task = srpt_fabric_aborted_task,
 	.fabric_make_wwn = srpt_make_tport,
 	.fabric_drop_wwn = srpt_drop_tport,
 	.fabric_make_tpg = srpt_make_tpg,

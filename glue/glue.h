@@ -28,4 +28,25 @@ void srpt_mad_agents_unregister(struct srpt_glue_device *gdev);
 int srpt_fabric_register(void);
 void srpt_fabric_unregister(void);
 
+/* glue/ib_client.c: the glue device of an ib_device, or NULL. */
+struct srpt_glue_device *srpt_glue_device_of(struct ib_device *device);
+
+/* Data path (glue/channel_ib.c, glue/target_core.c, glue/debugfs.c). */
+struct se_cmd;
+struct se_session;
+int srpt_fabric_setup_session(void *port_id, const char *name, u32 tag_num,
+			      u32 tag_size, void *fabric_sess_ptr,
+			      struct se_session **out);
+void srpt_fabric_release_cmd(struct se_cmd *cmd);
+int srpt_fabric_check_stop_free(struct se_cmd *cmd);
+int srpt_fabric_write_pending(struct se_cmd *cmd);
+int srpt_fabric_get_cmd_state(struct se_cmd *cmd);
+int srpt_fabric_queue_data_in(struct se_cmd *cmd);
+int srpt_fabric_queue_status(struct se_cmd *cmd);
+void srpt_fabric_queue_tm_rsp(struct se_cmd *cmd);
+void srpt_fabric_aborted_task(struct se_cmd *cmd);
+void srpt_fabric_close_session(struct se_session *sess);
+int srpt_glue_dp_init(void);
+void srpt_glue_dp_exit(void);
+
 #endif

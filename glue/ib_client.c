@@ -11,6 +11,7 @@
 #include <rdma/ib_verbs.h>
 
 #include <srpt/core_api.h>
+#include <srpt/datapath.h>
 #include "glue.h"
 
 static struct ib_client srpt_client;
@@ -152,6 +153,11 @@ free:
 	return ret;
 }
 
+struct srpt_glue_device *srpt_glue_device_of(struct ib_device *device)
+{
+	return ib_get_client_data(device, &srpt_client);
+}
+
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
 	struct srpt_glue_device *gdev = client_data;
@@ -160,6 +166,8 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	srpt_core_cancel_port_work(gdev->core);
 	srpt_mad_agents_unregister(gdev);
 	ib_set_client_data(device, &srpt_client, NULL);
+	/* Channels use the PD and the device: they go first. */
+	srpt_core_dp_device_removing(gdev->core);
 	/* Configfs may keep the core's device object; not the ib_device. */
 	srpt_core_remove_device(gdev->core);
 	ib_dealloc_pd(gdev->pd);

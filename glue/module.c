@@ -55,6 +55,9 @@ static int __init srpt_init_module(void)
 	ret = srpt_core_init(&params);
 	if (ret)
 		return ret;
+	ret = srpt_glue_dp_init();
+	if (ret)
+		goto exit_core;
 
 	/*
 	 * The fabric first: adding a device may already involve the target
@@ -62,7 +65,7 @@ static int __init srpt_init_module(void)
 	 */
 	ret = srpt_fabric_register();
 	if (ret)
-		goto exit_core;
+		goto exit_dp;
 
 	ret = srpt_ib_client_register();
 	if (ret) {
@@ -73,6 +76,8 @@ static int __init srpt_init_module(void)
 
 unregister_fabric:
 	srpt_fabric_unregister();
+exit_dp:
+	srpt_glue_dp_exit();
 exit_core:
 	srpt_core_exit();
 	return ret;
@@ -84,6 +89,7 @@ static void __exit srpt_cleanup_module(void)
 	srpt_core_rdma_cm_shutdown();
 	srpt_ib_client_unregister();
 	srpt_fabric_unregister();
+	srpt_glue_dp_exit();
 	srpt_core_exit();
 }
 

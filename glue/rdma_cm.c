@@ -3,10 +3,12 @@
  * The RDMA/CM listener behind configfs discovery_auth/rdma_cm_port: bound
  * to [::]:port (IPv4 and IPv6 where the stack allows), else 0.0.0.0:port.
  *
- * Logins (SRP_LOGIN_REQ in the connect request's private data) are the data
- * path's job; until the channel layer is wired in, this listener refuses
- * every connect request with a reject and a log line naming the initiator,
- * so an initiator fails fast instead of timing out.
+ * The handler only dispatches, one core call per event: a connect request
+ * (SRP_LOGIN_REQ in its private data) goes to the core's login
+ * (src/cm_handler.cpp); every other event of a child id goes to its
+ * channel (cm_id->context is the glue channel once the QP exists). The
+ * "return non-zero and RDMA/CM destroys the id" rule is applied here only,
+ * for a login the core refused.
  */
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -16,19 +18,82 @@
 #include <rdma/rdma_cm.h>
 
 #include <srpt/platform.h>
+#include "channel_ib.h"
 #include "glue.h"
 
 static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {
-	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		pr_info_ratelimited("ib_srpt: refusing RDMA/CM login from %pIS: channels are not implemented by this build\n",
-				    &cm_id->route.addr.dst_addr);
-		rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	struct srpt_dp_ch *ch = cm_id->context;
+	enum srpt_dp_cm_event ev;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST: {
+		struct srpt_glue_device *gdev = srpt_glue_device_of(cm_id->device);
+		char src_addr[64];
+
+		snprintf(src_addr, sizeof(src_addr), "%pIS",
+			 &cm_id->route.addr.src_addr);
 		/* Non-zero: the RDMA/CM core destroys the child cm_id. */
-		return 1;
+		return srpt_core_dp_rdma_cm_req(gdev ? gdev->core : NULL,
+						cm_id->port_num, cm_id,
+						event->param.conn.private_data,
+						event->param.conn.private_data_len,
+						src_addr) ? 1 : 0;
 	}
+	case RDMA_CM_EVENT_ESTABLISHED:
+		ev = SRPT_DP_CM_ESTABLISHED;
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		ev = SRPT_DP_CM_DISCONNECTED;
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		ev = SRPT_DP_CM_TIMEWAIT_EXIT;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		ev = SRPT_DP_CM_REJECTED;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		ev = SRPT_DP_CM_DEVICE_REMOVAL;
+		break;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		ev = SRPT_DP_CM_ADDR_CHANGE;
+		break;
+	default:
+		pr_info("ib_srpt: RDMA/CM event %s (%d) ignored\n",
+			rdma_event_msg(event->event), event->event);
+		return 0;
+	}
+	/* The listener itself has no channel. */
+	if (ch)
+		srpt_core_dp_cm_event(ch->core, ev);
 	return 0;
+}
+
+int srpt_dp_cm_accept(struct srpt_dp_ch *ch, const void *pdata, uint32_t len)
+{
+	struct rdma_conn_param param = {
+		.private_data = pdata,
+		.private_data_len = len,
+		.rnr_retry_count = 7,
+		.flow_control = 1,
+		.responder_resources = 4,
+		.initiator_depth = 4,
+	};
+
+	return rdma_accept(ch->cm_id, &param);
+}
+
+void srpt_dp_cm_reject(void *cm_id, const void *pdata, uint32_t len)
+{
+	rdma_reject(cm_id, pdata, len, IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch)
+{
+	return rdma_disconnect(ch->cm_id);
 }
 
 static struct rdma_cm_id *srpt_rdma_cm_bind(struct sockaddr *addr)

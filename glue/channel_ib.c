@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Verbs for a channel: CQ (shared pool) and QP creation, DMA mapping of the
+ * buffers the C++ core allocated, posting receives, responses, RDMA READs
+ * and the zero-length write, and the ib_cqe.done trampolines that hand each
+ * completion to the core. Every completion callback has the same shape:
+ * recover the context from wc->wr_cqe, quiet on flush errors, one call.
+ */
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+
+#include "channel_ib.h"
+#include "glue.h"
+
+#define SRPT_MIN_SQ_SIZE 16
+
+static unsigned int srpt_test_send_ctx_limit;
+module_param(srpt_test_send_ctx_limit, uint, 0644);
+MODULE_PARM_DESC(srpt_test_send_ctx_limit,
+		 "For testing only: number of send contexts of new channels (0: one per credit). A value below the credits makes IUs wait for send contexts (see docs/data-path.md).");
+
+uint32_t srpt_dp_test_send_ctx_limit(void)
+{
+	return READ_ONCE(srpt_test_send_ctx_limit);
+}
+
+void srpt_dp_msleep(uint32_t ms)
+{
+	msleep(ms);
+}
+
+static struct ib_device *srpt_ch_dev(struct srpt_dp_ch *ch)
+{
+	return ch->cm_id->device;
+}
+
+static void srpt_log_wc(const char *what, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_info_ratelimited("ib_srpt: %s failed: %s (%d)\n", what,
+				    ib_wc_status_msg(wc->status), wc->status);
+}
+
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_glue_recv *r =
+		container_of(wc->wr_cqe, struct srpt_glue_recv, cqe);
+	bool ok = wc->status == IB_WC_SUCCESS;
+	u32 len = 0;
+
+	if (ok) {
+		len = min(wc->byte_len, r->len);
+		ib_dma_sync_single_for_cpu(srpt_ch_dev(r->ch), r->dma, len,
+					   DMA_FROM_DEVICE);
+	} else {
+		srpt_log_wc("receive", wc);
+	}
+	srpt_core_dp_recv_done(r->ch->core, r->index, len, ok);
+}
+
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_glue_send *s =
+		container_of(wc->wr_cqe, struct srpt_glue_send, send_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		srpt_log_wc("sending a response", wc);
+	srpt_core_dp_send_done(s->ch->core, s->index,
+			       wc->status == IB_WC_SUCCESS);
+}
+
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_glue_send *s =
+		container_of(wc->wr_cqe, struct srpt_glue_send, rdma_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		srpt_log_wc("RDMA READ", wc);
+	srpt_core_dp_rdma_read_done(s->ch->core, s->index,
+				    wc->status == IB_WC_SUCCESS);
+}
+
+static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_dp_ch *ch = container_of(wc->wr_cqe, struct srpt_dp_ch,
+					     zlw_cqe);
+
+	srpt_core_dp_zlw_done(ch->core, wc->status == IB_WC_SUCCESS);
+}
+
+static void srpt_qp_event(struct ib_event *event, void *ctx)
+{
+	struct srpt_dp_ch *ch = ctx;
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+		rdma_notify(ch->cm_id, event->event);
+		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		break;
+	default:
+		pr_err("ib_srpt: QP event %s (%d)\n",
+		       ib_event_msg(event->event), event->event);
+		break;
+	}
+}
+
+static void srpt_dp_ch_free(struct srpt_dp_ch *ch)
+{
+	kvfree(ch->recv);
+	kvfree(ch->send);
+	kfree(ch);
+}
+
+int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
+		      struct srpt_dp_ch **out, uint32_t *max_send_wr)
+{
+	struct rdma_cm_id *cm_id = args->cm_id;
+	struct ib_device *dev = cm_id->device;
+	const struct ib_device_attr *attrs = &dev->attrs;
+	struct ib_qp_init_attr qp_init;
+	struct srpt_dp_ch *ch;
+	int sq_size = args->sq_size;
+	u32 i;
+	int ret;
+
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!ch)
+		return -ENOMEM;
+	ch->core = args->core_ch;
+	ch->cm_id = cm_id;
+	ch->port_num = args->port_num;
+	ch->gdev = srpt_glue_device_of(dev);
+	ch->n_recv = args->n_recv;
+	ch->n_send = args->n_send;
+	ch->zlw_cqe.done = srpt_zlw_done;
+	ch->recv = kvcalloc(args->n_recv, sizeof(*ch->recv), GFP_KERNEL);
+	ch->send = kvcalloc(args->n_send, sizeof(*ch->send), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!ch->recv || !ch->send)
+		goto free;
+	ret = -ENODEV;
+	if (!ch->gdev)
+		goto free;
+	for (i = 0; i < ch->n_recv; i++) {
+		ch->recv[i].cqe.done = srpt_recv_done;
+		ch->recv[i].ch = ch;
+		ch->recv[i].index = i;
+	}
+	for (i = 0; i < ch->n_send; i++) {
+		ch->send[i].send_cqe.done = srpt_send_done;
+		ch->send[i].rdma_cqe.done = srpt_rdma_read_done;
+		ch->send[i].ch = ch;
+		ch->send[i].index = i;
+	}
+
+retry:
+	ch->cq = ib_cq_pool_get(dev, args->rq_size + sq_size, -1,
+				IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		pr_err("ib_srpt: failed to create a CQ of %d entries: %d\n",
+		       args->rq_size + sq_size, ret);
+		goto free;
+	}
+	ch->cq_size = args->rq_size + sq_size;
+
+	memset(&qp_init, 0, sizeof(qp_init));
+	qp_init.qp_context = ch;
+	qp_init.event_handler = srpt_qp_event;
+	qp_init.send_cq = ch->cq;
+	qp_init.recv_cq = ch->cq;
+	qp_init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_init.qp_type = IB_QPT_RC;
+	/* Half SENDs for responses, half R/W contexts (as in-tree). */
+	qp_init.cap.max_send_wr = min(sq_size / 2, attrs->max_qp_wr);
+	qp_init.cap.max_rdma_ctxs = sq_size / 2;
+	qp_init.cap.max_send_sge = attrs->max_send_sge;
+	qp_init.cap.max_recv_sge = 1;
+	qp_init.cap.max_recv_wr = args->rq_size;
+	qp_init.port_num = args->port_num;
+
+	ret = rdma_create_qp(cm_id, ch->gdev->pd, &qp_init);
+	if (ret) {
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+		ch->cq = NULL;
+		if (sq_size > SRPT_MIN_SQ_SIZE) {
+			pr_debug("ib_srpt: QP with sq_size %d failed (%d), retrying\n",
+				 sq_size, ret);
+			sq_size = max(sq_size / 2, SRPT_MIN_SQ_SIZE);
+			goto retry;
+		}
+		pr_err("ib_srpt: failed to create a QP with sq_size %d: %d\n",
+		       sq_size, ret);
+		goto free;
+	}
+	ch->qp = cm_id->qp;
+	cm_id->context = ch;
+	*max_send_wr = qp_init.cap.max_send_wr;
+	*out = ch;
+	return 0;
+
+free:
+	srpt_dp_ch_free(ch);
+	return ret;
+}
+
+static int srpt_map(struct srpt_dp_ch *ch, void *buf, u32 len,
+		    enum dma_data_direction dir, u64 *dma)
+{
+	*dma = ib_dma_map_single(srpt_ch_dev(ch), buf, len, dir);
+	return ib_dma_mapping_error(srpt_ch_dev(ch), *dma) ? -ENOMEM : 0;
+}
+
+int srpt_dp_map_recv(struct srpt_dp_ch *ch, uint32_t index, void *buf,
+		     uint32_t len)
+{
+	struct srpt_glue_recv *r = &ch->recv[index];
+	int ret = srpt_map(ch, buf, len, DMA_FROM_DEVICE, &r->dma);
+
+	if (ret)
+		return ret;
+	r->buf = buf;
+	r->len = len;
+	r->mapped = true;
+	return 0;
+}
+
+int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
+		     uint32_t len)
+{
+	struct srpt_glue_send *s = &ch->send[index];
+	int ret = srpt_map(ch, buf, len, DMA_TO_DEVICE, &s->dma);
+
+	if (ret)
+		return ret;
+	s->buf = buf;
+	s->len = len;
+	s->mapped = true;
+	return 0;
+}
+
+void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
+{
+	struct ib_device *dev = srpt_ch_dev(ch);
+	u32 i;
+
+	if (ch->qp) {
+		/* Every posted WR completes before the QP goes. */
+		ib_drain_qp(ch->qp);
+		rdma_destroy_qp(ch->cm_id);
+		ch->qp = NULL;
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+		ch->cq = NULL;
+	}
+	for (i = 0; i < ch->n_recv; i++)
+		if (ch->recv[i].mapped)
+			ib_dma_unmap_single(dev, ch->recv[i].dma,
+					    ch->recv[i].len, DMA_FROM_DEVICE);
+	for (i = 0; i < ch->n_send; i++)
+		if (ch->send[i].mapped)
+			ib_dma_unmap_single(dev, ch->send[i].dma,
+					    ch->send[i].len, DMA_TO_DEVICE);
+	if (destroy_cm_id)
+		rdma_destroy_id(ch->cm_id);
+	else
+		ch->cm_id->context = NULL;
+	srpt_dp_ch_free(ch);
+}
+
+int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)
+{
+	struct srpt_glue_recv *r = &ch->recv[index];
+	struct ib_sge sge = {
+		.addr = r->dma,
+		.length = r->len,
+		.lkey = ch->gdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &r->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(srpt_ch_dev(ch), r->dma, r->len,
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(ch->qp, &wr, NULL);
+}
+
+int srpt_dp_post_send(struct srpt_dp_ch *ch, uint32_t index, uint32_t len,
+		      uint32_t n_rdma_writes)
+{
+	struct srpt_glue_send *s = &ch->send[index];
+	struct ib_sge sge = {
+		.addr = s->dma,
+		.length = len,
+		.lkey = ch->gdev->pd->local_dma_lkey,
+	};
+	struct ib_send_wr send_wr = {
+		.wr_cqe = &s->send_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_send_wr *first = &send_wr;
+	int i;
+
+	if (WARN_ON_ONCE(len > s->len))
+		return -EINVAL;
+	/* Data-in: RDMA WRITEs chained, unsignalled, before the response. */
+	if (n_rdma_writes)
+		for (i = s->n_rw - 1; i >= 0; i--)
+			first = rdma_rw_ctx_wrs(&s->rw[i].rw, ch->qp,
+						ch->port_num, NULL, first);
+	ib_dma_sync_single_for_device(srpt_ch_dev(ch), s->dma, len,
+				      DMA_TO_DEVICE);
+	return ib_post_send(ch->qp, first, NULL);
+}
+
+int srpt_dp_post_rdma_read(struct srpt_dp_ch *ch, uint32_t index)
+{
+	struct srpt_glue_send *s = &ch->send[index];
+	struct ib_send_wr *first = NULL;
+	struct ib_cqe *cqe = &s->rdma_cqe;
+	int i;
+
+	if (WARN_ON_ONCE(s->n_rw == 0))
+		return -EINVAL;
+	for (i = s->n_rw - 1; i >= 0; i--) {
+		first = rdma_rw_ctx_wrs(&s->rw[i].rw, ch->qp, ch->port_num,
+					cqe, first);
+		cqe = NULL;
+	}
+	return ib_post_send(ch->qp, first, NULL);
+}
+
+int srpt_dp_post_zlw(struct srpt_dp_ch *ch)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &ch->zlw_cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+
+	return ib_post_send(ch->qp, &wr.wr, NULL);
+}
+
+int srpt_dp_qp_error(struct srpt_dp_ch *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Data-path module setup and per-channel observability:
+ * /sys/kernel/debug/ib_srpt/<session>-<channel id>/stats shows the
+ * channel's state, credits, send contexts, send-queue budget and wait-list
+ * counters (srpt_core_dp_get_stats). debugfs serializes removal against
+ * readers, so a channel's directory is removed before the channel is freed.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "channel_ib.h"
+#include "glue.h"
+
+static struct dentry *srpt_debugfs_root;
+
+static int srpt_stats_show(struct seq_file *m, void *unused)
+{
+	struct srpt_dp_stats st;
+
+	srpt_core_dp_get_stats(m->private, &st);
+	seq_printf(m, "state %s\nphase %s\n", st.state, st.phase);
+	seq_printf(m, "credits %u\nit_iu_len %u\nimm_data_offset %u\n",
+		   st.credits, st.it_iu_len, st.imm_data_offset);
+	seq_printf(m, "req_lim %d\nin_flight %d\nreq_lim_delta %d\n",
+		   st.req_lim, st.in_flight, st.req_lim_delta);
+	seq_printf(m, "granted_total %llu\nconsumed_total %llu\ncredit_violations %llu\n",
+		   st.granted_total, st.consumed_total, st.credit_violations);
+	seq_printf(m, "send_ctx_total %u\nsend_ctx_free %u\n",
+		   st.send_ctx_total, st.send_ctx_free);
+	seq_printf(m, "sq_capacity %u\nsq_avail %u\n", st.sq_capacity,
+		   st.sq_avail);
+	seq_printf(m, "wait_depth %u\nwait_max_depth %u\nius_received %llu\nius_waited %llu\n",
+		   st.wait_depth, st.wait_max_depth, st.ius_received,
+		   st.ius_waited);
+	seq_printf(m, "deferred_responses %u\nresponses_deferred %llu\nqueue_full %llu\nkicks %llu\n",
+		   st.deferred_responses, st.responses_deferred, st.queue_full,
+		   st.kicks);
+	seq_printf(m, "post_recv_failures %llu\nsend_errors %llu\nrecv_errors %llu\n",
+		   st.post_recv_failures, st.send_errors, st.recv_errors);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_stats);
+
+void *srpt_dp_debugfs_add(void *core_ch, const char *name, uint32_t id)
+{
+	struct dentry *dir;
+	char dirname[80];
+
+	if (IS_ERR_OR_NULL(srpt_debugfs_root))
+		return NULL;
+	snprintf(dirname, sizeof(dirname), "%s-%u", name, id);
+	dir = debugfs_create_dir(dirname, srpt_debugfs_root);
+	if (IS_ERR(dir))
+		return NULL;
+	debugfs_create_file("stats", 0444, dir, core_ch, &srpt_stats_fops);
+	return dir;
+}
+
+void srpt_dp_debugfs_remove(void *dentry)
+{
+	debugfs_remove_recursive(dentry);
+}
+
+int srpt_glue_dp_init(void)
+{
+	int ret = srpt_core_dp_init();
+
+	if (ret)
+		return ret;
+	srpt_debugfs_root = debugfs_create_dir("ib_srpt", NULL);
+	return 0;
+}
+
+void srpt_glue_dp_exit(void)
+{
+	debugfs_remove_recursive(srpt_debugfs_root);
+	srpt_debugfs_root = NULL;
+	srpt_core_dp_exit();
+}

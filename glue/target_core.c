@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The LIO side of a channel: session setup and removal, handing commands
+ * and task-management requests to the target core, and the fabric
+ * command callbacks (configfs/fabric.c points its template here), each of
+ * which recovers the send context with container_of and calls the core.
+ */
+#include <linux/slab.h>
+#include <asm/unaligned.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "channel_ib.h"
+#include "glue.h"
+
+static struct srpt_glue_send *srpt_send_of(struct se_cmd *cmd)
+{
+	return container_of(cmd, struct srpt_glue_send, cmd);
+}
+
+/* ---- session ---- */
+
+int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *port_id,
+			  const char *name, uint32_t tag_num)
+{
+	struct se_session *sess;
+	int ret;
+
+	/* ib_srpt does not use se_sess->sess_cmd_map: tag size 1. */
+	ret = srpt_fabric_setup_session(port_id, name, tag_num, 1, ch, &sess);
+	if (ret)
+		return ret;
+	ch->sess = sess;
+	return 0;
+}
+
+bool srpt_dp_session_active(struct srpt_dp_ch *ch)
+{
+	return ch->sess != NULL;
+}
+
+void srpt_dp_session_remove(struct srpt_dp_ch *ch)
+{
+	struct se_session *sess = ch->sess;
+
+	if (!sess)
+		return;
+	target_stop_session(sess);
+	target_wait_for_sess_cmds(sess);
+	target_remove_session(sess);
+	ch->sess = NULL;
+}
+
+/* ---- commands ---- */
+
+void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->n_rw; i++) {
+		struct srpt_glue_rw *ctx = &s->rw[i];
+
+		rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
+				    ctx->nents, s->rw_dir);
+		target_free_sgl(ctx->sg, ctx->nents);
+	}
+	if (s->rw && s->rw != &s->s_rw)
+		kfree(s->rw);
+	s->rw = NULL;
+	s->n_rw = 0;
+	s->n_rdma = 0;
+}
+
+/*
+ * One rdma_rw context and one scatterlist per descriptor, the lists
+ * chained into one for the target core.
+ */
+static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
+			 const u8 *desc, u32 n, struct scatterlist **sg,
+			 u32 *sg_cnt)
+{
+	struct scatterlist *prev = NULL;
+	unsigned int prev_nents = 0;
+	u32 i;
+	int ret;
+
+	s->rw = n == 1 ? &s->s_rw : kcalloc(n, sizeof(*s->rw), GFP_KERNEL);
+	if (!s->rw)
+		return -ENOMEM;
+	for (i = 0; i < n; i++, desc += 16) {
+		struct srpt_glue_rw *ctx = &s->rw[i];
+		u64 va = get_unaligned_be64(desc);
+		u32 key = get_unaligned_be32(desc + 8);
+		u32 len = get_unaligned_be32(desc + 12);
+
+		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len, false,
+				       i < n - 1);
+		if (ret)
+			goto unwind;
+		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
+				       ctx->nents, 0, va, key, s->rw_dir);
+		if (ret < 0) {
+			target_free_sgl(ctx->sg, ctx->nents);
+			goto unwind;
+		}
+		s->n_rdma += ret;
+		s->n_rw++;
+		if (prev) {
+			sg_unmark_end(&prev[prev_nents - 1]);
+			sg_chain(prev, prev_nents + 1, ctx->sg);
+		} else {
+			*sg = ctx->sg;
+		}
+		prev = ctx->sg;
+		prev_nents = ctx->nents;
+		*sg_cnt += ctx->nents;
+	}
+	return 0;
+
+unwind:
+	srpt_glue_free_rw(ch, s);
+	return ret;
+}
+
+static int srpt_tcm_task_attr(u8 srp_attr)
+{
+	switch (srp_attr) {
+	case 0:
+		return TCM_SIMPLE_TAG;
+	case 1:
+		return TCM_HEAD_TAG;
+	case 4:
+		return TCM_ACA_TAG;
+	default:
+		return TCM_ORDERED_TAG;
+	}
+}
+
+static void srpt_reset_send(struct srpt_glue_send *s, u64 tag, u8 dir)
+{
+	memset(&s->cmd, 0, sizeof(s->cmd));
+	memset(s->sense, 0, sizeof(s->sense));
+	s->cmd.tag = tag;
+	s->in_lio = false;
+	s->imm = false;
+	s->dir = dir;
+	s->rw = NULL;
+	s->n_rw = 0;
+	s->n_rdma = 0;
+}
+
+int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_cmd *c)
+{
+	struct srpt_glue_send *s = &ch->send[index];
+	struct scatterlist *sg = NULL;
+	enum dma_data_direction dir;
+	u32 sg_cnt = 0;
+	int ret;
+
+	srpt_reset_send(s, c->tag, c->dir);
+	switch (c->dir) {
+	case SRPT_DP_DIR_WRITE:
+		dir = DMA_TO_DEVICE;
+		s->rw_dir = DMA_FROM_DEVICE; /* RDMA READ into our pages */
+		break;
+	case SRPT_DP_DIR_READ:
+		dir = DMA_FROM_DEVICE;
+		s->rw_dir = DMA_TO_DEVICE;
+		break;
+	default:
+		dir = DMA_NONE;
+		s->rw_dir = DMA_NONE;
+		break;
+	}
+	if (c->imm_len) {
+		sg_init_one(&s->imm_sg, c->imm_data, c->imm_len);
+		sg = &s->imm_sg;
+		sg_cnt = 1;
+		s->imm = true;
+	} else if (c->n_desc && dir != DMA_NONE) {
+		ret = srpt_alloc_rw(ch, s, c->desc, c->n_desc, &sg, &sg_cnt);
+		if (ret)
+			return ret;
+	}
+	ret = target_init_cmd(&s->cmd, ch->sess, s->sense, c->lun, c->data_len,
+			      srpt_tcm_task_attr(c->task_attr), dir,
+			      TARGET_SCF_ACK_KREF);
+	if (ret) {
+		srpt_glue_free_rw(ch, s);
+		return ret;
+	}
+	/* From here the target core answers, even a failed prep. */
+	s->in_lio = true;
+	if (target_submit_prep(&s->cmd, (unsigned char *)c->cdb, sg, sg_cnt,
+			       NULL, 0, NULL, 0, GFP_KERNEL))
+		return 0;
+	target_submit(&s->cmd);
+	return 0;
+}
+
+static int srpt_tcm_tmr(u8 func)
+{
+	switch (func) {
+	case 0x01:
+		return TMR_ABORT_TASK;
+	case 0x02:
+		return TMR_ABORT_TASK_SET;
+	case 0x04:
+		return TMR_CLEAR_TASK_SET;
+	case 0x08:
+		return TMR_LUN_RESET;
+	case 0x40:
+		return TMR_CLEAR_ACA;
+	default:
+		return -1;
+	}
+}
+
+int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t tag,
+		       uint64_t lun, uint8_t func, uint64_t task_tag)
+{
+	struct srpt_glue_send *s = &ch->send[index];
+	int tmr = srpt_tcm_tmr(func);
+	int ret;
+
+	if (tmr < 0)
+		return -EINVAL;
+	srpt_reset_send(s, tag, SRPT_DP_DIR_NONE);
+	s->in_lio = true;
+	ret = target_submit_tmr(&s->cmd, ch->sess, NULL, lun, s, tmr,
+				GFP_KERNEL, task_tag, TARGET_SCF_ACK_KREF);
+	if (ret)
+		s->in_lio = false;
+	return ret;
+}
+
+void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index)
+{
+	target_execute_cmd(&ch->send[index].cmd);
+}
+
+void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index)
+{
+	transport_generic_request_failure(&ch->send[index].cmd,
+					  TCM_CHECK_CONDITION_ABORT_CMD);
+}
+
+void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)
+{
+	struct srpt_glue_send *s = &ch->send[index];
+
+	if (s->in_lio)
+		transport_generic_free_cmd(&s->cmd, 0);
+	else
+		srpt_core_dp_cmd_release(ch->core, index);
+}
+
+/* ---- fabric command callbacks ---- */
+
+void srpt_fabric_release_cmd(struct se_cmd *cmd)
+{
+	struct srpt_glue_send *s = srpt_send_of(cmd);
+
+	srpt_glue_free_rw(s->ch, s);
+	s->in_lio = false;
+	srpt_core_dp_cmd_release(s->ch->core, s->index);
+}
+
+int srpt_fabric_check_stop_free(struct se_cmd *cmd)
+{
+	return target_put_sess_cmd(cmd);
+}
+
+int srpt_fabric_write_pending(struct se_cmd *cmd)
+{
+	struct srpt_glue_send *s = srpt_send_of(cmd);
+
+	return srpt_core_dp_write_pending(s->ch->core, s->index,
+					  s->imm ? 0 : s->n_rdma);
+}
+
+int srpt_fabric_get_cmd_state(struct se_cmd *cmd)
+{
+	struct srpt_glue_send *s = srpt_send_of(cmd);
+
+	return srpt_core_dp_cmd_state(s->ch->core, s->index);
+}
+
+static int srpt_queue_rsp(struct se_cmd *cmd, bool status_only)
+{
+	struct srpt_glue_send *s = srpt_send_of(cmd);
+	struct srpt_dp_rsp rsp = {
+		.scsi_status = cmd->scsi_status,
+		.underflow = !!(cmd->se_cmd_flags & SCF_UNDERFLOW_BIT),
+		.overflow = !!(cmd->se_cmd_flags & SCF_OVERFLOW_BIT),
+		.residual = cmd->residual_count,
+		.sense = s->sense,
+		.sense_len = min_t(u32, cmd->scsi_sense_length,
+				   sizeof(s->sense)),
+	};
+
+	if (cmd->data_direction == DMA_TO_DEVICE)
+		rsp.dir = SRPT_DP_DIR_WRITE;
+	else if (cmd->data_direction == DMA_FROM_DEVICE)
+		rsp.dir = SRPT_DP_DIR_READ;
+	if (!status_only && cmd->data_direction == DMA_FROM_DEVICE &&
+	    cmd->data_length && s->n_rw)
+		rsp.n_rdma_writes = s->n_rdma;
+	return srpt_core_dp_queue_response(s->ch->core, s->index, &rsp);
+}
+
+int srpt_fabric_queue_data_in(struct se_cmd *cmd)
+{
+	return srpt_queue_rsp(cmd, false);
+}
+
+int srpt_fabric_queue_status(struct se_cmd *cmd)
+{
+	return srpt_queue_rsp(cmd, true);
+}
+
+void srpt_fabric_queue_tm_rsp(struct se_cmd *cmd)
+{
+	struct srpt_glue_send *s = srpt_send_of(cmd);
+	enum srpt_dp_tmr_result result;
+
+	switch (cmd->se_tmr_req->response) {
+	case TMR_FUNCTION_COMPLETE:
+		result = SRPT_DP_TMR_COMPLETE;
+		break;
+	case TMR_FUNCTION_REJECTED:
+		result = SRPT_DP_TMR_REJECTED;
+		break;
+	default:
+		result = SRPT_DP_TMR_FAILED;
+		break;
+	}
+	srpt_core_dp_queue_tm_rsp(s->ch->core, s->index, result);
+}
+
+void srpt_fabric_aborted_task(struct se_cmd *cmd)
+{
+	struct srpt_glue_send *s = srpt_send_of(cmd);
+
+	srpt_core_dp_aborted_task(s->ch->core, s->index);
+}
+
+void srpt_fabric_close_session(struct se_session *sess)
+{
+	struct srpt_dp_ch *ch = sess->fabric_sess_ptr;
+
+	srpt_core_dp_close_session(ch->core);
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One SRP channel in the kernel: an RDMA/CM connection, its QP and CQ (in
+ * the glue, struct srpt_dp_ch), a LIO session, and the data path
+ * (ChannelCore) bound to the kernel through KernelEnv.
+ *
+ * Channel state (ChannelState), changed only by TransitionTo() under
+ * state_lock_, every move checked against kChannelTransitions:
+ *
+ *   kConnecting --RTU--> kLive
+ *      |  \                 |  \
+ *      |   \ Disconnect()   |   \ Disconnect(): rdma_disconnect, wait for
+ *      |    v               |    v               DISCONNECTED/TIMEWAIT
+ *      |   kDisconnecting <-+   (same)
+ *      |        | Close()
+ *      v        v
+ *   kDraining: QP in ERR, zero-length write posted; its flushed completion
+ *      |        (all earlier WRs completed) schedules the release work
+ *      v
+ *   kReleasing: release work: stop the session and wait for its commands,
+ *      |        remove it, drain and destroy QP/CQ, destroy the cm_id,
+ *      v        free rings
+ *   kReleased (then the Channel is freed)
+ *
+ * Close() from kConnecting/kLive/kDisconnecting; a failed drain post goes
+ * straight to kReleasing. CM events arriving in kDraining or later change
+ * nothing: the state machine absorbs them.
+ */
+#ifndef SRPT_CHANNEL_HPP
+#define SRPT_CHANNEL_HPP
+
+#include <srpt/alloc.hpp>
+#include <srpt/core/channel_core.hpp>
+#include <srpt/core/iu_class.hpp>
+#include <srpt/datapath.h>
+#include <srpt/device_registry.hpp>
+#include <srpt/intrusive_list.hpp>
+#include <srpt/iu_parse.hpp>
+#include <srpt/lock.hpp>
+#include <srpt/login.hpp>
+#include <srpt/status.hpp>
+
+namespace srpt {
+
+enum class ChannelState : uint8_t {
+	kConnecting,
+	kLive,
+	kDisconnecting,
+	kDraining,
+	kReleasing,
+	kReleased,
+};
+
+inline constexpr size_t kChannelStateCount = 6;
+
+inline constexpr bool kChannelTransitions[kChannelStateCount]
+					 [kChannelStateCount] = {
+	/*                  Conn   Live   Disc   Drain  Relsg  Reld */
+	/* kConnecting */ { false, true,  true,  true,  true,  false },
+	/* kLive */	  { false, false, true,  true,  false, false },
+	/* kDisconnecting */ { false, false, false, true,  false, false },
+	/* kDraining */	  { false, false, false, false, true,  false },
+	/* kReleasing */  { false, false, false, false, false, true  },
+	/* kReleased */	  { false, false, false, false, false, false },
+};
+
+constexpr bool IsLegalTransition(ChannelState from, ChannelState to)
+{
+	return kChannelTransitions[static_cast<size_t>(from)]
+				  [static_cast<size_t>(to)];
+}
+
+const char *ChannelStateName(ChannelState s);
+
+/* errno (0 or negative) of a glue call as a Status. */
+constexpr Status StatusFromErrno(int rc)
+{
+	return rc == 0 ? Status::kOk
+		       : static_cast<Status>(rc < 0 ? -rc : rc);
+}
+
+class Channel;
+class Nexus;
+
+/* The kernel environment of ChannelCore: each hook is one glue call. */
+class KernelEnv {
+public:
+	explicit KernelEnv(Channel &ch) : ch_(&ch) {}
+
+	IuClass ClassifyIu(const RecvCtx &r)
+	{
+		return ClassifySrpIu(r.buf(), r.byte_len());
+	}
+	Status PostRecv(RecvCtx &r);
+	Status PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta);
+	Status PostRdmaRead(SendCtx &s, uint32_t n_rdma);
+	Status PostZeroLengthWrite();
+	void SubmitCmd(SendCtx &s, RecvCtx &r);
+	void SubmitTaskMgmt(SendCtx &s, RecvCtx &r);
+	void HandleOtherIu(RecvCtx &r);
+	void ExecuteCmd(SendCtx &s);
+	void FailCmd(SendCtx &s);
+	void PutCmd(SendCtx &s);
+	void KickWaitList();
+
+private:
+	Channel *ch_;
+};
+
+/* What the C++ side keeps per send context besides SendCtx. */
+struct CmdExtra {
+	uint64_t tag;	  /* SRP tag, opaque */
+	uint32_t rsp_len; /* bytes of the response built in the buffer */
+	uint8_t dir;	  /* enum srpt_dp_dir */
+};
+
+struct ChannelParams {
+	Device *device; /* a reference is taken for the channel */
+	Port *port;
+	void *cm_id;
+	LoginParams login;
+	uint32_t credits;
+	uint32_t sq_size;      /* srp_sq_size */
+	uint32_t rsp_buf_size; /* srp_max_rsp_size */
+	uint32_t req_buf_size; /* srp_max_req_size */
+	uint32_t max_data_len; /* bound of one command's data */
+	uint32_t send_ctx_limit;
+	const char *name;      /* session name, copied */
+};
+
+class Channel final : public KernelAllocated {
+public:
+	/*
+	 * Rings, QP and CQ, buffers mapped, receives posted: everything but
+	 * the session. nullptr and *status on failure (nothing left behind).
+	 */
+	static Channel *Create(const ChannelParams &p, Status *status);
+	/*
+	 * Frees a channel that never went through Close() (a failed login
+	 * before it was published): session removed, QP/CQ destroyed, the
+	 * cm_id left to RDMA/CM.
+	 */
+	void DestroyUnpublished();
+
+	/* target_setup_session on the port's TPGs under @name. */
+	Status SetupSession(void *port_id, const char *name);
+	bool has_session() const;
+
+	/* ---- state machine (process context unless noted) ---- */
+	ChannelState state();
+	/* RTU / ESTABLISHED. */
+	void OnEstablished();
+	/* Initiates a disconnect; true if this call changed the state. */
+	bool Disconnect();
+	/* QP to ERR and drain; true if this call changed the state. */
+	bool Close();
+	/* Any CM event for this channel. */
+	void OnCmEvent(srpt_dp_cm_event event);
+	/* CQ context: the drain marker completed. */
+	void OnZlwDone(bool ok);
+
+	/* ---- data path, from the glue ---- */
+	void OnRecvDone(uint32_t index, uint32_t byte_len, bool ok);
+	void OnSendDone(uint32_t index, bool ok);
+	void OnRdmaReadDone(uint32_t index, bool ok);
+	int QueueResponse(uint32_t index, const srpt_dp_rsp &rsp);
+	void QueueTmResponse(uint32_t index, srpt_dp_tmr_result result);
+	int WritePending(uint32_t index, uint32_t n_rdma_reads);
+	void AbortedTask(uint32_t index);
+	void ReleaseCmd(uint32_t index);
+	int CmdStateOf(uint32_t index);
+	void GetStats(srpt_dp_stats *out);
+
+	const char *name() const { return name_; }
+	uint32_t id() const { return id_; }
+	Device *device() const { return device_; }
+	Port *port() const { return port_; }
+	srpt_dp_ch *dp() const { return dp_; }
+	const LoginParams &login() const { return login_; }
+	uint32_t credits() const { return credits_; }
+	ChannelCore<KernelEnv> &core() { return core_; }
+
+	/* Intrusive links: the nexus's channel list, the registry's list. */
+	ListNode nexus_node;
+	ListNode registry_node;
+	Nexus *nexus = nullptr;
+	void *debugfs = nullptr;
+
+private:
+	friend class KernelEnv;
+	friend class ChannelRegistry;
+
+	explicit Channel(const ChannelParams &p);
+	~Channel();
+
+	bool TransitionTo(ChannelState next, ChannelState *previous);
+	void ScheduleRelease();
+	static void ReleaseWork(void *ctx);
+	static void KickWork(void *ctx);
+	void Release();
+	/* A response built by the transport itself (not by LIO). */
+	void SendOwnResponse(SendCtx &s, size_t len);
+	void AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status);
+	void AnswerTaskMgmt(SendCtx &s, uint64_t tag,
+			    wire::TskMgmtRspCode code);
+	bool Valid(uint32_t index) { return index < core_.send_ring().size(); }
+
+	ChannelCore<KernelEnv> core_;
+	SpinLock state_lock_;
+	ChannelState state_ = ChannelState::kConnecting; /* state_lock_ */
+	srpt_dp_ch *dp_ = nullptr;
+	Device *device_;
+	Port *port_;
+	void *cm_id_;
+	LoginParams login_;
+	ChannelLimits limits_;
+	uint32_t credits_;
+	uint32_t id_;
+	bool session_ = false;
+	CmdExtra *extra_ = nullptr;
+	LogRateLimit drop_log_;
+	char name_[64];
+	alignas(SRPT_WORK_ALIGN) unsigned char kick_work_[SRPT_WORK_SIZE];
+	alignas(SRPT_WORK_ALIGN) unsigned char release_work_[SRPT_WORK_SIZE];
+};
+
+/* An I_T nexus: the channels of one (initiator, target) port-id pair. */
+class Nexus final : public KernelAllocated {
+public:
+	uint8_t i_port_id[16];
+	uint8_t t_port_id[16];
+	Port *port;
+	IntrusiveList<Channel, &Channel::nexus_node> channels;
+	ListNode registry_node;
+};
+
+/*
+ * Every channel and nexus of the module, under one mutex (process
+ * context: logins, releases, configfs and device removal).
+ */
+class ChannelRegistry final : public KernelAllocated {
+public:
+	ChannelRegistry() : mutex(LockClass::kNexus) {}
+	~ChannelRegistry();
+
+	/* Finds or creates the nexus. Mutex held. */
+	Nexus *GetNexusLocked(Port *port, const uint8_t (&i_port_id)[16],
+			      const uint8_t (&t_port_id)[16]);
+	/* Links @ch to @nexus; mutex held. */
+	void AddLocked(Channel &ch, Nexus &nexus);
+	/* Unlinks @ch and frees its nexus when empty. */
+	void Remove(Channel &ch);
+
+	/* Disconnects every channel whose port (or device) matches. */
+	void DisconnectPort(Port *port);
+	void DisconnectDevice(Device *device);
+	size_t CountDevice(Device *device);
+	size_t Count();
+
+	Mutex mutex;
+
+private:
+	IntrusiveList<Channel, &Channel::registry_node> channels_;
+	IntrusiveList<Nexus, &Nexus::registry_node> nexuses_;
+	uint32_t last_id_ = 0;
+};
+
+/* The registry (nullptr before srpt_core_dp_init). */
+ChannelRegistry *GetChannelRegistry();
+
+} // namespace srpt
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Connection management: an SRP login (the connect request's private data)
+ * becomes a channel, or a LOGIN_REJ. The decisions that do not need the
+ * kernel are pure functions here, so that the host tests check them.
+ */
+#ifndef SRPT_CM_HANDLER_HPP
+#define SRPT_CM_HANDLER_HPP
+
+#include <srpt/device_registry.hpp>
+#include <srpt/login.hpp>
+#include <srpt/status.hpp>
+#include <srpt/wire/srp.hpp>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace srpt {
+
+/* Credits of a channel: min(128, max_qp_wr), as the in-tree rq_size. */
+constexpr uint32_t kMaxChannelCredits = 128;
+constexpr uint32_t ChannelCredits(uint32_t max_qp_wr)
+{
+	return max_qp_wr < kMaxChannelCredits ? max_qp_wr : kMaxChannelCredits;
+}
+
+/* "0x" + 32 hex digits of an initiator port id (GID-named ports). */
+constexpr size_t kInitiatorPortIdNameSize = 35;
+void FormatInitiatorPortId(const uint8_t (&id)[16],
+			   char (&out)[kInitiatorPortIdNameSize]);
+
+/*
+ * The LIO reject reason for a failed target_setup_session: -ENOMEM is a
+ * resource shortage, anything else (no ACL matches) a channel limit, as
+ * in-tree.
+ */
+constexpr wire::LoginRejReason SessionRejectReason(int negative_errno)
+{
+	return negative_errno == -SRPT_ENOMEM
+		       ? wire::LoginRejReason::InsufficientResources
+		       : wire::LoginRejReason::ChannelLimitReached;
+}
+
+/* Upper bound of one command's data, checked before any allocation. */
+constexpr uint32_t kMaxCommandData = PortAttributes::kMaxMaxRdmaSize;
+
+struct LoginResult {
+	bool accepted;
+	int rc; /* what the RDMA/CM handler returns */
+};
+
+/* The whole RDMA/CM login (srpt_core_dp_rdma_cm_req). */
+LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
+			      const uint8_t *pdata, uint32_t pdata_len,
+			      const char *src_addr);
+
+} // namespace srpt
+
+#endif

@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The channel: state machine, setup and teardown, and the kernel
+ * environment of the data path (every hook is one call into the glue).
+ * See include/srpt/channel.hpp and docs/data-path.md.
+ */
+#include <srpt/channel.hpp>
+#include <srpt/iu_build.hpp>
+#include <srpt/log.hpp>
+#include <srpt/wire/srp.hpp>
+
+namespace srpt {
+
+const char *ChannelStateName(ChannelState s)
+{
+	switch (s) {
+	case ChannelState::kConnecting:
+		return "connecting";
+	case ChannelState::kLive:
+		return "live";
+	case ChannelState::kDisconnecting:
+		return "disconnecting";
+	case ChannelState::kDraining:
+		return "draining";
+	case ChannelState::kReleasing:
+		return "releasing";
+	case ChannelState::kReleased:
+		return "released";
+	}
+	return "?";
+}
+
+namespace {
+
+constexpr size_t kReqLimDeltaOffset = 4; /* srp_rsp.req_lim_delta */
+
+void StoreBe32(uint8_t *p, uint32_t v)
+{
+	p[0] = static_cast<uint8_t>(v >> 24);
+	p[1] = static_cast<uint8_t>(v >> 16);
+	p[2] = static_cast<uint8_t>(v >> 8);
+	p[3] = static_cast<uint8_t>(v);
+}
+
+void CopyName(char (&dst)[64], const char *src)
+{
+	size_t i = 0;
+	for (; src && src[i] && i + 1 < sizeof(dst); i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
+
+} // namespace
+
+/* ---- KernelEnv: the hooks of ChannelCore ---------------------------- */
+
+Status KernelEnv::PostRecv(RecvCtx &r)
+{
+	return StatusFromErrno(srpt_dp_post_recv(ch_->dp_, r.index()));
+}
+
+Status KernelEnv::PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta)
+{
+	const CmdExtra &x = ch_->extra_[s.index()];
+	StoreBe32(s.buf() + kReqLimDeltaOffset, static_cast<uint32_t>(delta));
+	return StatusFromErrno(
+		srpt_dp_post_send(ch_->dp_, s.index(), x.rsp_len, n_rdma));
+}
+
+Status KernelEnv::PostRdmaRead(SendCtx &s, uint32_t)
+{
+	return StatusFromErrno(srpt_dp_post_rdma_read(ch_->dp_, s.index()));
+}
+
+Status KernelEnv::PostZeroLengthWrite()
+{
+	return StatusFromErrno(srpt_dp_post_zlw(ch_->dp_));
+}
+
+void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+{
+	Channel &ch = *ch_;
+	const IuParseResult res =
+		parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	CmdExtra &x = ch.extra_[s.index()];
+	x.tag = res.tag;
+	x.rsp_len = 0;
+	x.dir = SRPT_DP_DIR_NONE;
+	switch (res.action) {
+	case IuAction::ExecuteCmd: {
+		const ParsedCmd &c = res.cmd;
+		srpt_dp_cmd cmd{};
+		cmd.tag = c.tag;
+		cmd.lun = lun_to_u64(c.lun);
+		cmd.cdb = c.cdb.data();
+		cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
+		cmd.data_len = c.data_length;
+		cmd.dir = c.dir == DataDir::ToDevice	   ? SRPT_DP_DIR_WRITE
+			  : c.dir == DataDir::FromDevice ? SRPT_DP_DIR_READ
+							 : SRPT_DP_DIR_NONE;
+		cmd.task_attr = static_cast<uint8_t>(c.task_attr);
+		cmd.desc = c.descriptors.bytes().data();
+		cmd.n_desc = static_cast<uint32_t>(c.descriptors.size());
+		cmd.imm_data = c.imm_data.data();
+		cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
+		x.dir = cmd.dir;
+		/* From here on the target core may finish and recycle @s. */
+		const int rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
+		if (rc != 0) {
+			SRPT_DEBUG(ch.name_, "command %u not submitted (%d): busy",
+				   s.index(), rc);
+			ch.AnswerStatus(s, res.tag, ScsiStatus::Busy);
+		}
+		return;
+	}
+	case IuAction::RejectCmd: {
+		uint32_t suppressed;
+		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(ch.name_, "rejecting SRP_CMD: %s",
+				 describe(res.cmd_check));
+		const size_t len = build_reject_rsp(
+			{s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, res, 1);
+		ch.SendOwnResponse(s, len);
+		return;
+	}
+	default: {
+		/* Too short to carry a tag: nothing can be answered. */
+		uint32_t suppressed;
+		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
+				 res.opcode, describe(res.drop));
+		ch.core_.ReleaseCmd(s);
+		return;
+	}
+	}
+}
+
+namespace {
+
+constexpr bool IsLioTaskMgmt(wire::TskMgmtFunc f)
+{
+	return f == wire::TskMgmtFunc::AbortTask ||
+	       f == wire::TskMgmtFunc::AbortTaskSet ||
+	       f == wire::TskMgmtFunc::ClearTaskSet ||
+	       f == wire::TskMgmtFunc::LunReset ||
+	       f == wire::TskMgmtFunc::ClearAca;
+}
+
+} // namespace
+
+void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
+{
+	Channel &ch = *ch_;
+	const IuParseResult res =
+		parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	CmdExtra &x = ch.extra_[s.index()];
+	x.tag = res.tag;
+	x.rsp_len = 0;
+	x.dir = SRPT_DP_DIR_NONE;
+	switch (res.action) {
+	case IuAction::TaskMgmt:
+		if (!res.tm.supported || !IsLioTaskMgmt(res.tm.func)) {
+			ch.AnswerTaskMgmt(s, res.tag,
+					  wire::TskMgmtRspCode::NotSupported);
+			return;
+		}
+		SRPT_INFO(ch.name_, "task management function %#x for tag %#llx",
+			  res.tm.func_raw,
+			  static_cast<unsigned long long>(res.tm.task_tag));
+		if (srpt_dp_submit_tmr(ch.dp_, s.index(), res.tm.tag,
+				       lun_to_u64(res.tm.lun), res.tm.func_raw,
+				       res.tm.task_tag) != 0)
+			ch.AnswerTaskMgmt(s, res.tag,
+					  wire::TskMgmtRspCode::Failed);
+		return;
+	case IuAction::RejectTaskMgmt:
+		ch.AnswerTaskMgmt(s, res.tag,
+				  wire::TskMgmtRspCode::FieldsInvalid);
+		return;
+	default:
+		ch.core_.ReleaseCmd(s);
+		return;
+	}
+}
+
+void KernelEnv::HandleOtherIu(RecvCtx &r)
+{
+	Channel &ch = *ch_;
+	const IuParseResult res =
+		parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	uint32_t suppressed;
+	switch (res.action) {
+	case IuAction::Logout:
+		/* As in-tree: the initiator disconnects right after. */
+		SRPT_INFO(ch.name_, "received SRP_I_LOGOUT");
+		return;
+	case IuAction::Ignore:
+		return;
+	default:
+		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
+				 res.opcode, describe(res.drop));
+		return;
+	}
+}
+
+void KernelEnv::ExecuteCmd(SendCtx &s)
+{
+	srpt_dp_execute_cmd(ch_->dp_, s.index());
+}
+
+void KernelEnv::FailCmd(SendCtx &s)
+{
+	srpt_dp_fail_cmd(ch_->dp_, s.index());
+}
+
+void KernelEnv::PutCmd(SendCtx &s) { srpt_dp_put_cmd(ch_->dp_, s.index()); }
+
+void KernelEnv::KickWaitList() { srpt_work_queue(ch_->kick_work_); }
+
+/* ---- responses the transport builds itself -------------------------- */
+
+void Channel::SendOwnResponse(SendCtx &s, size_t len)
+{
+	extra_[s.index()].rsp_len = static_cast<uint32_t>(len);
+	/*
+	 * Deferred when the send queue is full: nobody could retry it. On a
+	 * post failure the core finished the context and called PutCmd.
+	 */
+	(void)core_.QueueResponse(s, 0, QueueFullPolicy::kDefer);
+}
+
+void Channel::AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status)
+{
+	CmdRspInfo info{};
+	info.tag = tag;
+	info.req_lim_delta = 1;
+	info.status = status;
+	info.dir = DataDir::None;
+	info.residual = Residual::None;
+	SendOwnResponse(s, build_cmd_rsp({s.buf(), s.buf_size()},
+					 login_.max_ti_iu_len, info));
+}
+
+void Channel::AnswerTaskMgmt(SendCtx &s, uint64_t tag,
+			     wire::TskMgmtRspCode code)
+{
+	SendOwnResponse(s,
+			build_tsk_mgmt_rsp({s.buf(), s.buf_size()}, tag, 1, code));
+}
+
+/* ---- setup ---------------------------------------------------------- */
+
+Channel::Channel(const ChannelParams &p)
+    : nexus_node(), registry_node(), core_(*this),
+      state_lock_(LockClass::kChannel), device_(p.device), port_(p.port),
+      cm_id_(p.cm_id), login_(p.login),
+      limits_(channel_limits(p.login, p.max_data_len)), credits_(p.credits),
+      id_(0)
+{
+	CopyName(name_, p.name);
+	srpt_work_init(kick_work_, KickWork, this);
+	srpt_work_init(release_work_, ReleaseWork, this);
+	device_->Get();
+}
+
+Channel::~Channel()
+{
+	FreeArray(extra_);
+	device_->Put();
+}
+
+Channel *Channel::Create(const ChannelParams &p, Status *status)
+{
+	Channel *ch = new (Gfp::kKernel) Channel(p);
+	if (!ch) {
+		*status = Status::kNoMemory;
+		return nullptr;
+	}
+	ch->extra_ = AllocateArray<CmdExtra>(p.credits, Gfp::kKernel);
+	if (!ch->extra_) {
+		delete ch;
+		*status = Status::kNoMemory;
+		return nullptr;
+	}
+
+	srpt_dp_ch_args args{};
+	args.core_device = p.device;
+	args.cm_id = p.cm_id;
+	args.core_ch = ch;
+	args.port_num = p.port->number;
+	args.rq_size = p.credits;
+	args.sq_size = p.sq_size;
+	args.n_recv = p.credits;
+	args.n_send = p.credits;
+	uint32_t max_send_wr = 0;
+	int rc = srpt_dp_ch_create(&args, &ch->dp_, &max_send_wr);
+	if (rc) {
+		SRPT_ERR(ch->name_, "creating the QP failed (%d)", rc);
+		delete ch;
+		*status = StatusFromErrno(rc);
+		return nullptr;
+	}
+
+	ChannelConfig cfg;
+	cfg.credits = p.credits;
+	cfg.send_ctx_limit = p.send_ctx_limit;
+	cfg.rsp_buf_size = p.rsp_buf_size;
+	cfg.sq_size = max_send_wr;
+	cfg.req_buf_size = p.req_buf_size;
+	cfg.name = ch->name_;
+	Status st = ch->core_.Init(cfg, Gfp::kKernel);
+	if (IsOk(st)) {
+		RecvRing &rr = *ch->core_.recv_ring();
+		for (uint32_t i = 0; i < rr.size() && IsOk(st); i++)
+			st = StatusFromErrno(srpt_dp_map_recv(
+				ch->dp_, i, rr[i].buf(), rr[i].buf_size()));
+		SendRing &sr = ch->core_.send_ring();
+		for (uint32_t i = 0; i < sr.size() && IsOk(st); i++)
+			st = StatusFromErrno(srpt_dp_map_send(
+				ch->dp_, i, sr[i].buf(), sr[i].buf_size()));
+		if (IsOk(st))
+			st = ch->core_.PostInitialReceives();
+	}
+	if (!IsOk(st)) {
+		SRPT_ERR(ch->name_, "setting up the channel's rings failed (%d)",
+			 ToNegativeErrno(st));
+		ch->DestroyUnpublished();
+		*status = st;
+		return nullptr;
+	}
+	if (p.send_ctx_limit)
+		SRPT_INFO(ch->name_, "test knob: %u send contexts for %u credits",
+			  p.send_ctx_limit, p.credits);
+	*status = Status::kOk;
+	return ch;
+}
+
+Status Channel::SetupSession(void *port_id, const char *name)
+{
+	const int rc = srpt_dp_session_setup(dp_, port_id, name, credits_);
+	if (rc == 0) {
+		session_ = true;
+		CopyName(name_, name);
+	}
+	return StatusFromErrno(rc);
+}
+
+bool Channel::has_session() const { return session_; }
+
+void Channel::DestroyUnpublished()
+{
+	if (session_)
+		srpt_dp_session_remove(dp_);
+	session_ = false;
+	if (dp_)
+		srpt_dp_ch_destroy(dp_, false);
+	dp_ = nullptr;
+	if (core_.recv_ring()) {
+		(void)core_.Release();
+		core_.Destroy();
+	}
+	delete this;
+}
+
+/* ---- state machine -------------------------------------------------- */
+
+bool Channel::TransitionTo(ChannelState next, ChannelState *previous)
+{
+	SpinLockGuard guard(state_lock_);
+	if (previous)
+		*previous = state_;
+	if (!IsLegalTransition(state_, next))
+		return false;
+	state_ = next;
+	return true;
+}
+
+ChannelState Channel::state()
+{
+	SpinLockGuard guard(state_lock_);
+	return state_;
+}
+
+void Channel::OnEstablished()
+{
+	ChannelState prev;
+	if (!TransitionTo(ChannelState::kLive, &prev)) {
+		SRPT_INFO(name_, "RTU in state %s ignored",
+			  ChannelStateName(prev));
+		return;
+	}
+	SRPT_INFO(name_, "channel %u live (%u credits)", id_, credits_);
+	(void)core_.OnRtu();
+}
+
+bool Channel::Disconnect()
+{
+	if (!TransitionTo(ChannelState::kDisconnecting, nullptr))
+		return false;
+	SRPT_INFO(name_, "disconnecting channel %u", id_);
+	(void)core_.Disconnect();
+	if (srpt_dp_cm_disconnect(dp_) != 0)
+		(void)Close();
+	return true;
+}
+
+bool Channel::Close()
+{
+	ChannelState prev;
+	if (!TransitionTo(ChannelState::kDraining, &prev))
+		return false;
+	SRPT_INFO(name_, "closing channel %u (was %s)", id_,
+		  ChannelStateName(prev));
+	(void)core_.Disconnect();
+	const int rc = srpt_dp_qp_error(dp_);
+	if (rc != 0 || !IsOk(core_.PostDrainWrite())) {
+		SRPT_ERR(name_, "draining channel %u failed (%d): releasing",
+			 id_, rc);
+		ScheduleRelease();
+	}
+	return true;
+}
+
+void Channel::OnZlwDone(bool ok)
+{
+	if (core_.OnZeroLengthWriteDone(ok) == ZlwOutcome::kReleaseChannel)
+		ScheduleRelease();
+}
+
+void Channel::OnCmEvent(srpt_dp_cm_event event)
+{
+	switch (event) {
+	case SRPT_DP_CM_ESTABLISHED:
+		OnEstablished();
+		break;
+	case SRPT_DP_CM_DISCONNECTED:
+		/* As in-tree: answer a DREQ, or finish our own disconnect. */
+		if (!Disconnect())
+			(void)Close();
+		break;
+	case SRPT_DP_CM_TIMEWAIT_EXIT:
+	case SRPT_DP_CM_REJECTED:
+	case SRPT_DP_CM_DEVICE_REMOVAL:
+	case SRPT_DP_CM_ADDR_CHANGE:
+		(void)Close();
+		break;
+	}
+}
+
+void Channel::ScheduleRelease()
+{
+	if (!TransitionTo(ChannelState::kReleasing, nullptr))
+		return;
+	srpt_work_queue(release_work_);
+}
+
+void Channel::KickWork(void *ctx)
+{
+	static_cast<Channel *>(ctx)->core_.ProcessWaitList();
+}
+
+void Channel::ReleaseWork(void *ctx) { static_cast<Channel *>(ctx)->Release(); }
+
+/*
+ * Teardown, in this order and why:
+ *  1. the session: stop it and wait until the target core released every
+ *     command. Responses still being posted complete flushed (QP in ERR),
+ *     and their completions drop the last references.
+ *  2. the QP and CQ (glue): drain first, so that no completion can refer to
+ *     a context after this; then the cm_id, which waits for running CM
+ *     handlers: afterwards nobody can reach this channel any more.
+ *  3. the wait list and rings (core), the registry links, the memory.
+ */
+void Channel::Release()
+{
+	SRPT_INFO(name_, "releasing channel %u", id_);
+	srpt_dp_debugfs_remove(debugfs);
+	debugfs = nullptr;
+	if (session_)
+		srpt_dp_session_remove(dp_);
+	session_ = false;
+	srpt_work_cancel_sync(kick_work_);
+	srpt_dp_ch_destroy(dp_, true);
+	dp_ = nullptr;
+	srpt_work_cancel_sync(kick_work_);
+	const uint32_t leaked = core_.Release();
+	if (leaked)
+		SRPT_ERR(name_, "%u send contexts not returned", leaked);
+	core_.Destroy();
+	(void)TransitionTo(ChannelState::kReleased, nullptr);
+	if (ChannelRegistry *reg = GetChannelRegistry())
+		reg->Remove(*this);
+	SRPT_INFO(name_, "channel %u released", id_);
+	delete this;
+}
+
+/* ---- data path entry points ----------------------------------------- */
+
+void Channel::OnRecvDone(uint32_t index, uint32_t byte_len, bool ok)
+{
+	RecvRing *ring = core_.recv_ring();
+	if (SRPT_WARN_ON(!ring || index >= ring->size()))
+		return;
+	core_.OnRecvDone((*ring)[index], byte_len, ok);
+}
+
+void Channel::OnSendDone(uint32_t index, bool ok)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	core_.OnSendDone(core_.send_ring()[index], ok);
+}
+
+void Channel::OnRdmaReadDone(uint32_t index, bool ok)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	if (!ok)
+		SRPT_INFO(name_, "RDMA READ for command %u failed", index);
+	core_.OnRdmaReadDone(core_.send_ring()[index], ok);
+}
+
+int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return -SRPT_EINVAL;
+	SendCtx &s = core_.send_ring()[index];
+	CmdExtra &x = extra_[index];
+	CmdRspInfo info{};
+	info.tag = x.tag;
+	info.req_lim_delta = 1;
+	info.status = static_cast<ScsiStatus>(rsp.scsi_status);
+	info.dir = rsp.dir == SRPT_DP_DIR_WRITE	 ? DataDir::ToDevice
+		   : rsp.dir == SRPT_DP_DIR_READ ? DataDir::FromDevice
+						 : DataDir::None;
+	info.residual = rsp.underflow  ? Residual::Underflow
+			: rsp.overflow ? Residual::Overflow
+				       : Residual::None;
+	info.residual_count = rsp.residual;
+	info.sense = {rsp.sense, rsp.sense_len};
+	x.rsp_len = static_cast<uint32_t>(
+		build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
+	const Status st = core_.QueueResponse(s, rsp.n_rdma_writes,
+					      QueueFullPolicy::kReturnQueueFull);
+	if (IsOk(st))
+		return 0;
+	if (st == kQueueFull)
+		return -SRPT_EAGAIN;
+	/* The post failed (QP in error): no response, the credit is owed. */
+	core_.AbortedTask(s);
+	srpt_dp_put_cmd(dp_, index);
+	return 0;
+}
+
+void Channel::QueueTmResponse(uint32_t index, srpt_dp_tmr_result result)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	SendCtx &s = core_.send_ring()[index];
+	const wire::TskMgmtRspCode code =
+		result == SRPT_DP_TMR_COMPLETE ? wire::TskMgmtRspCode::Complete
+		: result == SRPT_DP_TMR_REJECTED
+			? wire::TskMgmtRspCode::NotSupported
+			: wire::TskMgmtRspCode::Failed;
+	AnswerTaskMgmt(s, extra_[index].tag, code);
+}
+
+int Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return -SRPT_EINVAL;
+	const Status st =
+		core_.WritePending(core_.send_ring()[index], n_rdma_reads);
+	if (IsOk(st))
+		return 0;
+	if (st == kQueueFull)
+		return -SRPT_EAGAIN;
+	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",
+		 index, ToNegativeErrno(st));
+	return ToNegativeErrno(st);
+}
+
+void Channel::AbortedTask(uint32_t index)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	core_.AbortedTask(core_.send_ring()[index]);
+}
+
+void Channel::ReleaseCmd(uint32_t index)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	core_.ReleaseCmd(core_.send_ring()[index]);
+}
+
+int Channel::CmdStateOf(uint32_t index)
+{
+	if (!Valid(index))
+		return -1;
+	return static_cast<int>(core_.send_ring()[index].state());
+}
+
+void Channel::GetStats(srpt_dp_stats *out)
+{
+	const ChannelStats st = core_.Stats();
+	*out = srpt_dp_stats{};
+	out->state = ChannelStateName(state());
+	out->phase = ChannelPhaseName(st.phase);
+	out->req_lim = st.req_lim;
+	out->in_flight = st.in_flight;
+	out->req_lim_delta = st.owed;
+	out->granted_total = st.granted_total;
+	out->consumed_total = st.consumed_total;
+	out->credit_violations = st.credit_violations;
+	out->send_ctx_total = st.send_ctx_total;
+	out->send_ctx_free = st.send_ctx_free;
+	out->sq_capacity = st.sq_capacity;
+	out->sq_avail = st.sq_avail;
+	out->wait_depth = st.wait_depth;
+	out->wait_max_depth = st.wait_max_depth;
+	out->deferred_responses = st.deferred_responses;
+	out->ius_received = st.ius_received;
+	out->ius_waited = st.ius_waited;
+	out->queue_full = st.queue_full;
+	out->responses_deferred = st.responses_deferred;
+	out->kicks = st.kicks;
+	out->post_recv_failures = st.post_recv_failures;
+	out->send_errors = st.send_errors;
+	out->recv_errors = st.recv_errors;
+	out->credits = credits_;
+	out->it_iu_len = login_.it_iu_len;
+	out->imm_data_offset = login_.imm_data_offset;
+}
+
+/* ---- registry ------------------------------------------------------- */
+
+ChannelRegistry::~ChannelRegistry()
+{
+	SRPT_WARN_ON(!channels_.empty());
+	while (Nexus *n = nexuses_.pop_front())
+		delete n;
+}
+
+Nexus *ChannelRegistry::GetNexusLocked(Port *port,
+				       const uint8_t (&i_port_id)[16],
+				       const uint8_t (&t_port_id)[16])
+{
+	Nexus *found = nullptr;
+	nexuses_.ForEach([&](Nexus &n) {
+		if (!found && n.port == port &&
+		    __builtin_memcmp(n.i_port_id, i_port_id, 16) == 0 &&
+		    __builtin_memcmp(n.t_port_id, t_port_id, 16) == 0)
+			found = &n;
+	});
+	if (found)
+		return found;
+	Nexus *n = new (Gfp::kKernel) Nexus();
+	if (!n)
+		return nullptr;
+	__builtin_memcpy(n->i_port_id, i_port_id, 16);
+	__builtin_memcpy(n->t_port_id, t_port_id, 16);
+	n->port = port;
+	nexuses_.push_back(*n);
+	return n;
+}
+
+void ChannelRegistry::AddLocked(Channel &ch, Nexus &nexus)
+{
+	ch.id_ = ++last_id_;
+	ch.nexus = &nexus;
+	nexus.channels.push_back(ch);
+	channels_.push_back(ch);
+}
+
+void ChannelRegistry::Remove(Channel &ch)
+{
+	MutexGuard guard(mutex);
+	if (ch.registry_node.InContainer())
+		channels_.erase(ch);
+	Nexus *n = ch.nexus;
+	if (n && ch.nexus_node.InContainer()) {
+		n->channels.erase(ch);
+		if (n->channels.empty()) {
+			nexuses_.erase(*n);
+			delete n;
+		}
+	}
+	ch.nexus = nullptr;
+}
+
+void ChannelRegistry::DisconnectPort(Port *port)
+{
+	MutexGuard guard(mutex);
+	channels_.ForEach([&](Channel &ch) {
+		if (ch.port() == port)
+			(void)ch.Disconnect();
+	});
+}
+
+void ChannelRegistry::DisconnectDevice(Device *device)
+{
+	MutexGuard guard(mutex);
+	channels_.ForEach([&](Channel &ch) {
+		if (ch.device() == device && !ch.Disconnect())
+			(void)ch.Close();
+	});
+}
+
+size_t ChannelRegistry::CountDevice(Device *device)
+{
+	MutexGuard guard(mutex);
+	size_t n = 0;
+	channels_.ForEach([&](Channel &ch) { n += ch.device() == device; });
+	return n;
+}
+
+size_t ChannelRegistry::Count()
+{
+	MutexGuard guard(mutex);
+	return channels_.size();
+}
+
+} // namespace srpt

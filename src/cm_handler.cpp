@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Logins and CM events, and the C entry points of the data path
+ * (include/srpt/datapath.h). The login follows the in-tree
+ * srpt_cm_req_recv(): validate and negotiate (login.hpp), build the
+ * channel, find the session through the port's TPGs (ACL), apply the
+ * multichannel action on the I_T nexus, accept with LOGIN_RSP; every
+ * failure answers LOGIN_REJ with the reason in-tree gives.
+ */
+#include <srpt/channel.hpp>
+#include <srpt/cm_handler.hpp>
+#include <srpt/hex_format.hpp>
+#include <srpt/iu_build.hpp>
+#include <srpt/log.hpp>
+#include <srpt/module_state.hpp>
+#include <srpt/target_config.hpp>
+
+namespace srpt {
+
+namespace {
+
+constinit ChannelRegistry *g_channels = nullptr;
+
+void Reject(void *cm_id, const char *who, uint64_t tag,
+	    wire::LoginRejReason reason)
+{
+	uint8_t rej[sizeof(wire::LoginRej)];
+	const size_t len = build_login_rej(rej, tag, reason);
+	SRPT_INFO(who, "rejecting login with reason %#x",
+		  static_cast<unsigned>(reason));
+	srpt_dp_cm_reject(cm_id, rej, static_cast<uint32_t>(len));
+}
+
+struct PortSnapshot {
+	bool enabled;
+	PortAttributes attrib;
+	PortId *guid_id;
+	PortId *gid_id;
+};
+
+PortSnapshot Snapshot(Port &port)
+{
+	MutexGuard guard(port.mutex);
+	return PortSnapshot{port.enabled, port.attrib, port.guid_id,
+			    port.gid_id};
+}
+
+bool PortEnabled(Port &port)
+{
+	MutexGuard guard(port.mutex);
+	return port.enabled;
+}
+
+/*
+ * target_setup_session under the names in-tree tries, in its order:
+ * GUID-named port: the RDMA/CM source address; GID-named port: the
+ * initiator port id with, then without, "0x".
+ */
+int SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_addr,
+		 const char *i_port_id)
+{
+	int rc = -SRPT_ENOENT;
+	if (snap.guid_id) {
+		rc = ToNegativeErrno(ch.SetupSession(snap.guid_id, src_addr));
+		if (rc == 0)
+			return 0;
+	}
+	if (snap.gid_id) {
+		rc = ToNegativeErrno(ch.SetupSession(snap.gid_id, i_port_id));
+		if (rc == 0)
+			return 0;
+		rc = ToNegativeErrno(
+			ch.SetupSession(snap.gid_id, i_port_id + 2));
+	}
+	return rc;
+}
+
+} // namespace
+
+ChannelRegistry *GetChannelRegistry() { return g_channels; }
+
+void FormatInitiatorPortId(const uint8_t (&id)[16],
+			   char (&out)[kInitiatorPortIdNameSize])
+{
+	TextBuilder<kInitiatorPortIdNameSize>(out)
+		.Str("0x")
+		.Hex(LoadBe64(id), 16)
+		.Hex(LoadBe64(id + 8), 16);
+}
+
+LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
+			      const uint8_t *pdata, uint32_t pdata_len,
+			      const char *src_addr)
+{
+	const LoginResult refused{false, -SRPT_ECONNREFUSED};
+	ModuleState &ms = GetModuleState();
+	ChannelRegistry *reg = g_channels;
+	Port *port = device.port(port_num);
+	if (!port || !reg || device.removed()) {
+		SRPT_ERR(src_addr, "login on %s port %u: no such port",
+			 device.name(), port_num);
+		Reject(cm_id, src_addr, 0,
+		       wire::LoginRejReason::UnableToEstablishChannel);
+		return refused;
+	}
+	const PortSnapshot snap = Snapshot(*port);
+	const uint32_t credits =
+		ChannelCredits(device.attributes().max_qp_wr);
+
+	LoginConfig cfg{};
+	cfg.service_guid = ms.service_guid;
+	cfg.max_req_size = static_cast<uint32_t>(ms.params.srp_max_req_size);
+	cfg.req_lim = credits;
+	cfg.port_enabled = snap.enabled;
+	/* The SRQ receive model is not wired into the kernel data path yet. */
+	cfg.use_srq = false;
+	const LoginDecision d = negotiate_login_rdma_cm({pdata, pdata_len}, cfg);
+
+	LoginRequest req{};
+	const auto decoded = decode_login_req_rdma({pdata, pdata_len});
+	if (decoded)
+		req = *decoded;
+	char i_port_id[kInitiatorPortIdNameSize];
+	FormatInitiatorPortId(req.initiator_port_id, i_port_id);
+	SRPT_INFO(src_addr,
+		  "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",
+		  i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
+	if (!d.accepted()) {
+		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
+		Reject(cm_id, src_addr, d.tag, d.reason);
+		return refused;
+	}
+
+	ChannelParams p{};
+	p.device = &device;
+	p.port = port;
+	p.cm_id = cm_id;
+	p.login = d.params;
+	p.credits = credits;
+	p.sq_size = snap.attrib.srp_sq_size;
+	p.rsp_buf_size = snap.attrib.srp_max_rsp_size;
+	p.req_buf_size = cfg.max_req_size;
+	p.max_data_len = kMaxCommandData;
+	p.send_ctx_limit = srpt_dp_test_send_ctx_limit();
+	p.name = src_addr;
+	Status st;
+	Channel *ch = Channel::Create(p, &st);
+	if (!ch) {
+		Reject(cm_id, src_addr, d.tag,
+		       wire::LoginRejReason::InsufficientResources);
+		return refused;
+	}
+
+	const int rc = SetupSession(*ch, snap, src_addr, i_port_id);
+	if (rc != 0) {
+		SRPT_INFO(src_addr,
+			  "rejected login for initiator %s (%s): ret = %d",
+			  src_addr, i_port_id, rc);
+		ch->DestroyUnpublished();
+		Reject(cm_id, src_addr, d.tag, SessionRejectReason(rc));
+		return refused;
+	}
+
+	/* Publish: from here on the channel ends through Close(). */
+	bool terminated = false;
+	bool published = false;
+	{
+		MutexGuard guard(reg->mutex);
+		Nexus *nexus = reg->GetNexusLocked(port, req.initiator_port_id,
+						   req.target_port_id);
+		if (nexus) {
+			if (d.params.multichannel ==
+			    wire::MultiChannelAction::Single) {
+				nexus->channels.ForEach([&](Channel &other) {
+					if (other.Disconnect()) {
+						SRPT_INFO(other.name(),
+							  "relogin: closed channel %u",
+							  other.id());
+						terminated = true;
+					}
+				});
+			}
+			reg->AddLocked(*ch, *nexus);
+			published = true;
+		}
+	}
+	if (!published) {
+		ch->DestroyUnpublished();
+		Reject(cm_id, src_addr, d.tag,
+		       wire::LoginRejReason::InsufficientResources);
+		return refused;
+	}
+
+	uint8_t rsp[sizeof(wire::LoginRsp)];
+	const size_t rsp_len = build_login_rsp(rsp, d.tag, d.params, terminated);
+	int arc = -SRPT_EINVAL;
+	if (PortEnabled(*port) && ch->state() == ChannelState::kConnecting)
+		arc = srpt_dp_cm_accept(ch->dp(), rsp,
+					static_cast<uint32_t>(rsp_len));
+	if (arc != 0) {
+		SRPT_ERR(ch->name(), "accepting the login failed (%d)", arc);
+		Reject(cm_id, ch->name(), d.tag,
+		       wire::LoginRejReason::InsufficientResources);
+		/* The release work owns the cm_id now. */
+		(void)ch->Close();
+		return LoginResult{false, 0};
+	}
+	ch->debugfs = srpt_dp_debugfs_add(ch, ch->name(), ch->id());
+	SRPT_INFO(ch->name(),
+		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s",
+		  ch->id(), credits, d.params.it_iu_len,
+		  d.params.immediate_data ? ", immediate data" : "",
+		  terminated ? ", other channels terminated" : "");
+	return LoginResult{true, 0};
+}
+
+} // namespace srpt
+
+/* ---- C entry points --------------------------------------------------- */
+
+using srpt::Channel;
+
+namespace {
+
+Channel *AsChannel(void *p) { return static_cast<Channel *>(p); }
+
+} // namespace
+
+extern "C" int srpt_core_dp_init(void)
+{
+	if (SRPT_WARN_ON(srpt::g_channels))
+		return -SRPT_EBUSY;
+	srpt::g_channels = new (srpt::Gfp::kKernel) srpt::ChannelRegistry();
+	return srpt::g_channels ? 0 : -SRPT_ENOMEM;
+}
+
+extern "C" void srpt_core_dp_exit(void)
+{
+	delete srpt::g_channels;
+	srpt::g_channels = nullptr;
+}
+
+extern "C" int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
+					void *cm_id, const uint8_t *pdata,
+					uint32_t pdata_len,
+					const char *src_addr)
+{
+	if (!core_device) {
+		srpt_dp_cm_reject(cm_id, nullptr, 0);
+		return -SRPT_ECONNREFUSED;
+	}
+	return srpt::HandleRdmaCmLogin(*static_cast<srpt::Device *>(core_device),
+				       port_num, cm_id, pdata, pdata_len,
+				       src_addr)
+		.rc;
+}
+
+extern "C" void srpt_core_dp_cm_event(void *core_ch,
+				      enum srpt_dp_cm_event event)
+{
+	AsChannel(core_ch)->OnCmEvent(event);
+}
+
+extern "C" void srpt_core_dp_recv_done(void *core_ch, uint32_t index,
+				       uint32_t byte_len, bool ok)
+{
+	AsChannel(core_ch)->OnRecvDone(index, byte_len, ok);
+}
+
+extern "C" void srpt_core_dp_send_done(void *core_ch, uint32_t index, bool ok)
+{
+	AsChannel(core_ch)->OnSendDone(index, ok);
+}
+
+extern "C" void srpt_core_dp_rdma_read_done(void *core_ch, uint32_t index,
+					    bool ok)
+{
+	AsChannel(core_ch)->OnRdmaReadDone(index, ok);
+}
+
+extern "C" void srpt_core_dp_zlw_done(void *core_ch, bool ok)
+{
+	AsChannel(core_ch)->OnZlwDone(ok);
+}
+
+extern "C" void srpt_core_dp_qp_fatal(void *core_ch)
+{
+	Channel *ch = AsChannel(core_ch);
+	SRPT_ERR(ch->name(), "fatal QP event: closing channel %u", ch->id());
+	(void)ch->Close();
+}
+
+extern "C" int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
+					   const struct srpt_dp_rsp *rsp)
+{
+	return AsChannel(core_ch)->QueueResponse(index, *rsp);
+}
+
+extern "C" void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
+					  enum srpt_dp_tmr_result result)
+{
+	AsChannel(core_ch)->QueueTmResponse(index, result);
+}
+
+extern "C" int srpt_core_dp_write_pending(void *core_ch, uint32_t index,
+					  uint32_t n_rdma_reads)
+{
+	return AsChannel(core_ch)->WritePending(index, n_rdma_reads);
+}
+
+extern "C" void srpt_core_dp_aborted_task(void *core_ch, uint32_t index)
+{
+	AsChannel(core_ch)->AbortedTask(index);
+}
+
+extern "C" void srpt_core_dp_cmd_release(void *core_ch, uint32_t index)
+{
+	AsChannel(core_ch)->ReleaseCmd(index);
+}
+
+extern "C" int srpt_core_dp_cmd_state(void *core_ch, uint32_t index)
+{
+	return AsChannel(core_ch)->CmdStateOf(index);
+}
+
+extern "C" void srpt_core_dp_close_session(void *core_ch)
+{
+	Channel *ch = AsChannel(core_ch);
+	if (!ch->Disconnect())
+		(void)ch->Close();
+}
+
+extern "C" void srpt_core_dp_port_disabled(void *port_id)
+{
+	if (srpt::ChannelRegistry *reg = srpt::g_channels)
+		reg->DisconnectPort(&static_cast<srpt::PortId *>(port_id)->port());
+}
+
+extern "C" void srpt_core_dp_device_removing(void *core_device)
+{
+	srpt::ChannelRegistry *reg = srpt::g_channels;
+	auto *device = static_cast<srpt::Device *>(core_device);
+	if (!reg)
+		return;
+	reg->DisconnectDevice(device);
+	for (uint32_t waited = 0; reg->CountDevice(device) != 0; waited++) {
+		if (waited % 500 == 499)
+			SRPT_WARNING(nullptr,
+				     "device %s: waiting for %zu channels",
+				     device->name(), reg->CountDevice(device));
+		srpt_dp_msleep(10);
+	}
+}
+
+extern "C" void srpt_core_dp_get_stats(void *core_ch,
+				       struct srpt_dp_stats *out)
+{
+	AsChannel(core_ch)->GetStats(out);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Controls of the host implementation of include/srpt/datapath.h: a fake
+ * glue that records what the core asked for (QPs, posts, accepts, rejects,
+ * sessions, commands) and fails on request.
+ */
+#ifndef SRPT_HOST_DATAPATH_HPP
+#define SRPT_HOST_DATAPATH_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <srpt/datapath.h>
+
+namespace srpt::host {
+
+struct FakeCh {
+	srpt_dp_ch_args args;
+	uint32_t max_send_wr;
+	std::vector<uint32_t> posted_recv;
+	std::vector<uint32_t> posted_send;      /* send indexes */
+	std::vector<uint32_t> posted_send_rdma; /* n_rdma of each send */
+	std::vector<uint32_t> posted_read;
+	uint32_t zlw_posted = 0;
+	bool qp_error = false;
+	bool accepted = false;
+	std::vector<uint8_t> accept_pdata;
+	bool disconnected = false;
+	bool destroyed = false;
+	bool cm_id_destroyed = false;
+	std::string session; /* name target_setup_session accepted */
+	std::vector<std::string> session_attempts;
+	bool session_removed = false;
+	std::vector<srpt_dp_cmd> submitted; /* copies (pointers not valid) */
+	std::vector<uint32_t> submitted_index;
+	std::vector<uint32_t> tmr_index;
+	std::vector<uint8_t> tmr_func;
+	std::vector<uint32_t> executed;
+	std::vector<uint32_t> put; /* srpt_dp_put_cmd */
+};
+
+struct DataPathScript {
+	/* srpt_dp_ch_create fails with this errno while sq_size > value. */
+	int create_rc = 0;
+	/* ACL names target_setup_session accepts (empty: none). */
+	std::vector<std::string> acl_names;
+	int session_error = -22; /* returned when no ACL matches */
+	int accept_rc = 0;
+	int submit_rc = 0;
+	int submit_tmr_rc = 0;
+	int post_send_rc = 0;
+	/* put_cmd calls srpt_core_dp_cmd_release (LIO's last put). */
+	bool put_releases = true;
+	uint32_t send_ctx_limit = 0;
+};
+
+DataPathScript &Script();
+/* Every glue channel created since ResetDataPath(), in order. */
+std::vector<FakeCh *> &FakeChannels();
+struct Rejection {
+	void *cm_id;
+	std::vector<uint8_t> pdata;
+};
+std::vector<Rejection> &Rejections();
+/* Forgets everything (frees the fake channels) and resets the script. */
+void ResetDataPath();
+
+} // namespace srpt::host
+
+#endif

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host implementation of the glue side of include/srpt/datapath.h: a
+ * recording, scriptable fake (see host_datapath.hpp).
+ */
+#include <srpt/host_datapath.hpp>
+
+#include <cstring>
+#include <memory>
+
+struct srpt_dp_ch : srpt::host::FakeCh {};
+
+namespace srpt::host {
+namespace {
+
+DataPathScript g_script;
+std::vector<FakeCh *> g_channels;
+std::vector<std::unique_ptr<srpt_dp_ch>> g_owned;
+std::vector<Rejection> g_rejections;
+
+} // namespace
+
+DataPathScript &Script() { return g_script; }
+std::vector<FakeCh *> &FakeChannels() { return g_channels; }
+std::vector<Rejection> &Rejections() { return g_rejections; }
+
+void ResetDataPath()
+{
+	g_channels.clear();
+	g_owned.clear();
+	g_rejections.clear();
+	g_script = DataPathScript{};
+}
+
+} // namespace srpt::host
+
+using srpt::host::g_script;
+
+extern "C" {
+
+int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
+		      struct srpt_dp_ch **ch, uint32_t *max_send_wr)
+{
+	if (g_script.create_rc)
+		return g_script.create_rc;
+	auto owned = std::make_unique<srpt_dp_ch>();
+	owned->args = *args;
+	owned->max_send_wr = args->sq_size / 2 < 16 ? 16 : args->sq_size / 2;
+	*max_send_wr = owned->max_send_wr;
+	*ch = owned.get();
+	srpt::host::g_channels.push_back(owned.get());
+	srpt::host::g_owned.push_back(std::move(owned));
+	return 0;
+}
+
+int srpt_dp_map_recv(struct srpt_dp_ch *, uint32_t, void *, uint32_t)
+{
+	return 0;
+}
+
+int srpt_dp_map_send(struct srpt_dp_ch *, uint32_t, void *, uint32_t)
+{
+	return 0;
+}
+
+void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
+{
+	ch->destroyed = true;
+	ch->cm_id_destroyed = destroy_cm_id;
+}
+
+int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)
+{
+	ch->posted_recv.push_back(index);
+	return 0;
+}
+
+int srpt_dp_post_send(struct srpt_dp_ch *ch, uint32_t index, uint32_t,
+		      uint32_t n_rdma_writes)
+{
+	if (g_script.post_send_rc)
+		return g_script.post_send_rc;
+	ch->posted_send.push_back(index);
+	ch->posted_send_rdma.push_back(n_rdma_writes);
+	return 0;
+}
+
+int srpt_dp_post_rdma_read(struct srpt_dp_ch *ch, uint32_t index)
+{
+	ch->posted_read.push_back(index);
+	return 0;
+}
+
+int srpt_dp_post_zlw(struct srpt_dp_ch *ch)
+{
+	ch->zlw_posted++;
+	return 0;
+}
+
+int srpt_dp_qp_error(struct srpt_dp_ch *ch)
+{
+	ch->qp_error = true;
+	return 0;
+}
+
+int srpt_dp_cm_accept(struct srpt_dp_ch *ch, const void *pdata, uint32_t len)
+{
+	if (g_script.accept_rc)
+		return g_script.accept_rc;
+	ch->accepted = true;
+	const auto *p = static_cast<const uint8_t *>(pdata);
+	ch->accept_pdata.assign(p, p + len);
+	return 0;
+}
+
+void srpt_dp_cm_reject(void *cm_id, const void *pdata, uint32_t len)
+{
+	const auto *p = static_cast<const uint8_t *>(pdata);
+	srpt::host::g_rejections.push_back(
+		{cm_id, std::vector<uint8_t>(p, p + len)});
+}
+
+int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch)
+{
+	ch->disconnected = true;
+	return 0;
+}
+
+int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *, const char *name,
+			  uint32_t)
+{
+	ch->session_attempts.push_back(name);
+	for (const auto &acl : g_script.acl_names) {
+		if (acl == name) {
+			ch->session = name;
+			return 0;
+		}
+	}
+	return g_script.session_error;
+}
+
+bool srpt_dp_session_active(struct srpt_dp_ch *ch)
+{
+	return !ch->session.empty() && !ch->session_removed;
+}
+
+void srpt_dp_session_remove(struct srpt_dp_ch *ch)
+{
+	ch->session_removed = true;
+}
+
+int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_cmd *cmd)
+{
+	if (g_script.submit_rc)
+		return g_script.submit_rc;
+	ch->submitted.push_back(*cmd);
+	ch->submitted_index.push_back(index);
+	return 0;
+}
+
+int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t,
+		       uint64_t, uint8_t func, uint64_t)
+{
+	if (g_script.submit_tmr_rc)
+		return g_script.submit_tmr_rc;
+	ch->tmr_index.push_back(index);
+	ch->tmr_func.push_back(func);
+	return 0;
+}
+
+void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index)
+{
+	ch->executed.push_back(index);
+}
+
+void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index)
+{
+	ch->executed.push_back(index | 0x80000000u);
+}
+
+void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)
+{
+	ch->put.push_back(index);
+	if (g_script.put_releases)
+		srpt_core_dp_cmd_release(ch->args.core_ch, index);
+}
+
+uint32_t srpt_dp_test_send_ctx_limit(void) { return g_script.send_ctx_limit; }
+
+void *srpt_dp_debugfs_add(void *, const char *, uint32_t) { return nullptr; }
+
+void srpt_dp_debugfs_remove(void *) {}
+
+void srpt_dp_msleep(uint32_t) {}
+
+} // extern "C"
