@@ -59,6 +59,15 @@ make_payload() {
 	cp "$VM_DIR/guest/guest-init.sh" "$VM_DIR/guest/lib.sh" "$p/"
 	cp "$VM_DIR"/guest/scenarios/*.sh "$p/scenarios/"
 	if [ "$with_port" = 1 ]; then cp "$SRPT_KO" "$p/port/ib_srpt.ko"; fi
+	# Small probes the scenarios run in the guest (tests/tools/*.c), built
+	# here against the same Debian libraries the guest has.
+	mkdir -p "$p/tools"
+	local src
+	for src in "$ROOT"/tests/tools/*.c; do
+		[ -f "$src" ] || continue
+		gcc -O2 -Wall -Wextra -Werror -o "$p/tools/$(basename "$src" .c)" "$src" -libumad ||
+			die "building guest tool $src failed"
+	done
 	{
 		echo "SCENARIO=$scenario"
 		echo "SRPT=$SRPT"

@@ -85,9 +85,9 @@ for r in $(seq 1 "$ROUNDS"); do
 		detach_side
 	done
 	step "round $r raw rxe (perftest over rdma_cm, $HCA loopback)"
-	ib_write_bw -d $HCA -R -s 131072 -D 4 -F >/dev/null 2>&1 &
+	ib_write_bw -d $HCA -R -s 131072 -n 400 -F >/dev/null 2>&1 &
 	sleep 1.5
-	timeout 60 ib_write_bw -d $HCA -R -s 131072 -D 4 -F $TGT_IP4 >"$OUT/r$r-ib_write_bw.txt" 2>&1 ||
+	timeout 60 ib_write_bw -d $HCA -R -s 131072 -n 400 -F $TGT_IP4 >"$OUT/r$r-ib_write_bw.txt" 2>&1 ||
 		{ cat "$OUT/r$r-ib_write_bw.txt"; fail "ib_write_bw"; }
 	wait
 	ib_send_lat -d $HCA -R -n 2000 -F >/dev/null 2>&1 &
