@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The kernel data path's C++ half on the host: logins through the same C
+ * entry point the RDMA/CM handler calls (srpt_core_dp_rdma_cm_req), the
+ * channel state machine driven by CM events and completions, commands
+ * through the fabric callbacks, and teardown, against the recording fake
+ * glue of tests/host/platform_dp_host.cpp.
+ */
+#include <gtest/gtest.h>
+#include <srpt/channel.hpp>
+#include <srpt/cm_handler.hpp>
+#include <srpt/core_api.h>
+#include <srpt/datapath.h>
+#include <srpt/host_datapath.hpp>
+#include <srpt/host_platform.hpp>
+#include <srpt/module_state.hpp>
+#include <srpt/wire/srp.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace srpt {
+namespace {
+
+constexpr const char *kGidName = "0xfe80000000000000505400fffe123456";
+constexpr const char *kGuidName = "5054:00ff:fe12:3456";
+constexpr uint64_t kNodeGuid = 0x505400fffe123456ull;
+constexpr const char *kInitiator = "0x1122334455667788aabbccddeeff0011";
+constexpr const char *kSrcAddr = "192.168.7.1";
+
+void PutBe(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = static_cast<uint8_t>(v);
+}
+
+uint64_t GetBe(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* struct srp_login_req_rdma as ib_srp sends it. */
+std::vector<uint8_t> LoginReqRdma(uint8_t flags = 0x80, uint64_t guid = kNodeGuid,
+				  uint64_t i_ext = 0x1122334455667788ull)
+{
+	std::vector<uint8_t> p(56, 0);
+	PutBe(&p[0], 0x4242, 8);     /* tag */
+	PutBe(&p[8], 0x0006, 2);     /* DIRECT | INDIRECT */
+	p[10] = flags;               /* immediate data, multichannel action */
+	p[11] = 0x00;                /* SRP_LOGIN_REQ */
+	PutBe(&p[12], 8260, 4);      /* req_it_iu_len */
+	PutBe(&p[16], i_ext, 8);
+	PutBe(&p[24], 0xaabbccddeeff0011ull, 8);
+	PutBe(&p[32], guid, 8);
+	PutBe(&p[40], guid, 8);
+	PutBe(&p[48], 68, 2);        /* imm_data_offset */
+	return p;
+}
+
+class DataPathFixture : public testing::Test {
+protected:
+	void SetUp() override
+	{
+		host::ResetDataPath();
+		ASSERT_EQ(srpt_core_set_service_guid("0"), 0);
+		const srpt_module_params params{8276, 4095};
+		ASSERT_EQ(srpt_core_init(&params), 0);
+		ASSERT_EQ(srpt_core_dp_init(), 0);
+		srpt_port_desc port{};
+		port.port_num = 1;
+		port.link_layer = SRPT_LINK_LAYER_ETHERNET;
+		port.gid_valid = true;
+		const uint8_t gid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+					 0x50, 0x54, 0x00, 0xff, 0xfe, 0x12, 0x34, 0x56};
+		std::memcpy(port.gid, gid, 16);
+		port_ = port;
+		desc_ = {"rxe0", kNodeGuid, 1, &port_, &ib_device_,
+			 0x1111, 0x2222, 3, 16384, 8192};
+		ASSERT_EQ(srpt_core_add_device(&desc_, &device_), 0);
+		baseline_ = host::OutstandingAllocations();
+	}
+
+	void TearDown() override
+	{
+		if (gid_port_)
+			srpt_core_port_id_drop(gid_port_);
+		if (guid_port_)
+			srpt_core_port_id_drop(guid_port_);
+		CloseAll();
+		srpt_core_dp_device_removing(device_);
+		srpt_core_remove_device(device_);
+		srpt_core_dp_exit();
+		srpt_core_rdma_cm_shutdown();
+		srpt_core_exit();
+		host::ResetDataPath();
+	}
+
+	/* What the kernel would deliver: DREQ/DREP, then the flushed ZLW. */
+	static void CloseAll()
+	{
+		for (host::FakeCh *f : host::FakeChannels()) {
+			if (f->destroyed)
+				continue;
+			auto *ch = static_cast<Channel *>(f->args.core_ch);
+			srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+			srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+			if (f->zlw_posted)
+				srpt_core_dp_zlw_done(ch, false);
+		}
+		host::RunPendingWork();
+	}
+
+	void EnableGidPort()
+	{
+		ASSERT_EQ(srpt_core_port_id_make(kGidName, &gid_port_), 0);
+		ASSERT_EQ(srpt_core_tpg_enable(gid_port_, true), 0);
+	}
+
+	int Login(const std::vector<uint8_t> &pdata, void *cm_id)
+	{
+		return srpt_core_dp_rdma_cm_req(device_, 1, cm_id, pdata.data(),
+						static_cast<uint32_t>(pdata.size()),
+						kSrcAddr);
+	}
+
+	/* A logged-in, live channel. */
+	Channel *LiveChannel(uint8_t flags = 0x80)
+	{
+		EnableGidPort();
+		host::Script().acl_names = {kInitiator};
+		EXPECT_EQ(Login(LoginReqRdma(flags), &cm_ids_[0]), 0);
+		EXPECT_EQ(host::FakeChannels().size(), 1u);
+		if (host::FakeChannels().empty())
+			return nullptr;
+		auto *ch = static_cast<Channel *>(
+			host::FakeChannels().back()->args.core_ch);
+		srpt_core_dp_cm_event(ch, SRPT_DP_CM_ESTABLISHED);
+		return ch;
+	}
+
+	static uint32_t LoginRejReasonOf(const std::vector<uint8_t> &rej)
+	{
+		return rej.size() >= 8 ? static_cast<uint32_t>(GetBe(&rej[4], 4)) : 0;
+	}
+
+	/* Writes @iu into a posted receive buffer and completes it. */
+	static void Receive(Channel *ch, const std::vector<uint8_t> &iu,
+			    uint32_t index)
+	{
+		RecvCtx &r = (*ch->core().recv_ring())[index];
+		std::memcpy(r.buf(), iu.data(), iu.size());
+		srpt_core_dp_recv_done(ch, index, static_cast<uint32_t>(iu.size()),
+				       true);
+	}
+
+	static std::vector<uint8_t> TestUnitReady(uint64_t tag)
+	{
+		std::vector<uint8_t> iu(48, 0);
+		iu[0] = 0x02; /* SRP_CMD */
+		std::memcpy(&iu[8], &tag, 8);
+		return iu; /* CDB all zero: TEST UNIT READY */
+	}
+
+	int ib_device_ = 0;
+	srpt_port_desc port_{};
+	srpt_device_desc desc_{};
+	void *device_ = nullptr;
+	void *gid_port_ = nullptr;
+	void *guid_port_ = nullptr;
+	int cm_ids_[4] = {};
+	size_t baseline_ = 0;
+};
+
+TEST(ChannelStateMachine, TransitionsAreExplicit)
+{
+	using S = ChannelState;
+	EXPECT_TRUE(IsLegalTransition(S::kConnecting, S::kLive));
+	EXPECT_TRUE(IsLegalTransition(S::kLive, S::kDisconnecting));
+	EXPECT_TRUE(IsLegalTransition(S::kDisconnecting, S::kDraining));
+	EXPECT_TRUE(IsLegalTransition(S::kDraining, S::kReleasing));
+	EXPECT_TRUE(IsLegalTransition(S::kReleasing, S::kReleased));
+	EXPECT_FALSE(IsLegalTransition(S::kLive, S::kConnecting));
+	EXPECT_FALSE(IsLegalTransition(S::kDraining, S::kLive));
+	EXPECT_FALSE(IsLegalTransition(S::kDisconnecting, S::kDisconnecting));
+	EXPECT_FALSE(IsLegalTransition(S::kLive, S::kReleasing));
+	for (size_t i = 0; i < kChannelStateCount; i++)
+		EXPECT_FALSE(IsLegalTransition(S::kReleased,
+					       static_cast<S>(i)));
+	EXPECT_STREQ(ChannelStateName(S::kDraining), "draining");
+}
+
+TEST(CmHandler, Helpers)
+{
+	EXPECT_EQ(ChannelCredits(16384), 128u);
+	EXPECT_EQ(ChannelCredits(64), 64u);
+	const uint8_t id[16] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+				0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11};
+	char name[kInitiatorPortIdNameSize];
+	FormatInitiatorPortId(id, name);
+	EXPECT_STREQ(name, kInitiator);
+	EXPECT_EQ(SessionRejectReason(-SRPT_ENOMEM),
+		  wire::LoginRejReason::InsufficientResources);
+	EXPECT_EQ(SessionRejectReason(-SRPT_EINVAL),
+		  wire::LoginRejReason::ChannelLimitReached);
+}
+
+TEST_F(DataPathFixture, LoginWithAclIsAcceptedAndNamedByPortId)
+{
+	EnableGidPort();
+	host::Script().acl_names = {kInitiator + 2}; /* without "0x" */
+	ASSERT_EQ(Login(LoginReqRdma(), &cm_ids_[0]), 0);
+	ASSERT_EQ(host::FakeChannels().size(), 1u);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	EXPECT_EQ(f.session_attempts,
+		  (std::vector<std::string>{kInitiator, kInitiator + 2}));
+	EXPECT_TRUE(f.accepted);
+	ASSERT_EQ(f.accept_pdata.size(), sizeof(wire::LoginRsp));
+	EXPECT_EQ(f.accept_pdata[0], 0xc0);             /* SRP_LOGIN_RSP */
+	EXPECT_EQ(GetBe(&f.accept_pdata[4], 4), 128u);  /* req_lim_delta */
+	EXPECT_EQ(f.accept_pdata[26] & 0x80, 0x80);      /* immediate data */
+	EXPECT_EQ(f.args.rq_size, 128u);
+	EXPECT_EQ(f.posted_recv.size(), 128u);           /* own receive ring */
+	EXPECT_TRUE(host::Rejections().empty());
+	auto *ch = static_cast<Channel *>(f.args.core_ch);
+	EXPECT_EQ(ch->state(), ChannelState::kConnecting);
+	EXPECT_STREQ(ch->name(), kInitiator + 2);
+}
+
+TEST_F(DataPathFixture, LoginWithoutAclIsRejectedAndLeavesNothing)
+{
+	EnableGidPort();
+	const size_t before = host::OutstandingAllocations();
+	EXPECT_NE(Login(LoginReqRdma(), &cm_ids_[0]), 0);
+	ASSERT_EQ(host::Rejections().size(), 1u);
+	EXPECT_EQ(host::Rejections()[0].cm_id, &cm_ids_[0]);
+	EXPECT_EQ(host::Rejections()[0].pdata[0], 0xc2); /* SRP_LOGIN_REJ */
+	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
+		  static_cast<uint32_t>(wire::LoginRejReason::ChannelLimitReached));
+	ASSERT_EQ(host::FakeChannels().size(), 1u);
+	EXPECT_TRUE(host::FakeChannels()[0]->destroyed);
+	/* RDMA/CM destroys a refused id itself. */
+	EXPECT_FALSE(host::FakeChannels()[0]->cm_id_destroyed);
+	EXPECT_EQ(host::OutstandingAllocations(), before);
+	EXPECT_TRUE(host::LogsContain("rejected login for initiator"));
+}
+
+TEST_F(DataPathFixture, DisabledPortAndWrongTargetAreRejectedEarly)
+{
+	ASSERT_EQ(srpt_core_port_id_make(kGidName, &gid_port_), 0);
+	host::Script().acl_names = {kInitiator};
+	EXPECT_NE(Login(LoginReqRdma(), &cm_ids_[0]), 0);
+	ASSERT_EQ(host::Rejections().size(), 1u);
+	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
+		  static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
+	ASSERT_EQ(srpt_core_tpg_enable(gid_port_, true), 0);
+	EXPECT_NE(Login(LoginReqRdma(0x80, 0x1234), &cm_ids_[1]), 0);
+	ASSERT_EQ(host::Rejections().size(), 2u);
+	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[1].pdata),
+		  static_cast<uint32_t>(wire::LoginRejReason::UnableToAssociateChannel));
+	EXPECT_TRUE(host::FakeChannels().empty());
+}
+
+TEST_F(DataPathFixture, GuidNamedPortUsesTheSourceAddress)
+{
+	ASSERT_EQ(srpt_core_port_id_make(kGuidName, &guid_port_), 0);
+	ASSERT_EQ(srpt_core_tpg_enable(guid_port_, true), 0);
+	host::Script().acl_names = {kSrcAddr};
+	ASSERT_EQ(Login(LoginReqRdma(), &cm_ids_[0]), 0);
+	EXPECT_EQ(host::FakeChannels()[0]->session_attempts,
+		  (std::vector<std::string>{kSrcAddr}));
+}
+
+TEST_F(DataPathFixture, MultichannelSingleTerminatesMultiKeeps)
+{
+	EnableGidPort();
+	host::Script().acl_names = {kInitiator};
+	ASSERT_EQ(Login(LoginReqRdma(0x81), &cm_ids_[0]), 0); /* MULTI */
+	ASSERT_EQ(Login(LoginReqRdma(0x81), &cm_ids_[1]), 0); /* MULTI */
+	auto &fakes = host::FakeChannels();
+	ASSERT_EQ(fakes.size(), 2u);
+	EXPECT_FALSE(fakes[0]->disconnected);
+	EXPECT_EQ(fakes[1]->accept_pdata[26] & 0x03, 0x02); /* maintained */
+	ASSERT_EQ(Login(LoginReqRdma(0x80), &cm_ids_[2]), 0); /* SINGLE */
+	ASSERT_EQ(fakes.size(), 3u);
+	EXPECT_TRUE(fakes[0]->disconnected);
+	EXPECT_TRUE(fakes[1]->disconnected);
+	EXPECT_EQ(fakes[2]->accept_pdata[26] & 0x03, 0x01); /* terminated */
+	/* Another initiator is another nexus: untouched. */
+	host::Script().acl_names.push_back("0x0000000000000099aabbccddeeff0011");
+	ASSERT_EQ(Login(LoginReqRdma(0x80, kNodeGuid, 0x99), &cm_ids_[3]), 0);
+	EXPECT_FALSE(fakes[2]->disconnected);
+}
+
+TEST_F(DataPathFixture, CloseDrainsThenReleasesInTheWorkItem)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	EXPECT_EQ(ch->state(), ChannelState::kLive);
+	/* DREQ from the initiator. */
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	EXPECT_TRUE(f.disconnected);
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_TIMEWAIT_EXIT);
+	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	EXPECT_TRUE(f.qp_error);
+	EXPECT_EQ(f.zlw_posted, 1u);
+	/* Events after the close change nothing. */
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_ESTABLISHED);
+	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	EXPECT_EQ(f.zlw_posted, 1u);
+	/* The flushed drain marker: release in process context. */
+	srpt_core_dp_zlw_done(ch, false);
+	EXPECT_FALSE(f.destroyed);
+	host::RunPendingWork();
+	EXPECT_TRUE(f.session_removed);
+	EXPECT_TRUE(f.destroyed);
+	EXPECT_TRUE(f.cm_id_destroyed);
+	EXPECT_EQ(GetChannelRegistry()->Count(), 0u);
+}
+
+TEST_F(DataPathFixture, CommandRoundTripReturnsTheCredit)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	Receive(ch, TestUnitReady(0x77), 0);
+	ASSERT_EQ(f.submitted.size(), 1u);
+	EXPECT_EQ(f.submitted[0].tag, 0x77u);
+	EXPECT_EQ(f.submitted[0].dir, SRPT_DP_DIR_NONE);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 127);
+	const uint32_t idx = f.submitted_index[0];
+	EXPECT_EQ(srpt_core_dp_cmd_state(ch, idx),
+		  static_cast<int>(CmdState::kNew));
+	srpt_dp_rsp rsp{};
+	EXPECT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	SendCtx &s = ch->core().send_ring()[idx];
+	EXPECT_EQ(s.buf()[0], 0xc1);                 /* SRP_RSP */
+	EXPECT_EQ(GetBe(s.buf() + 4, 4), 1u);        /* req_lim_delta */
+	host::Script().put_releases = true;
+	srpt_core_dp_send_done(ch, idx, true);
+	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 128);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	EXPECT_EQ(f.posted_recv.size(), 129u); /* the buffer was reposted */
+}
+
+TEST_F(DataPathFixture, MalformedCommandIsAnsweredByTheTransport)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> iu = TestUnitReady(0x55);
+	iu[5] = 0x20; /* data-in format INDIRECT, but no table */
+	Receive(ch, iu, 0);
+	EXPECT_TRUE(f.submitted.empty());
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	const uint32_t idx = f.posted_send[0];
+	SendCtx &s = ch->core().send_ring()[idx];
+	EXPECT_EQ(s.buf()[0], 0xc1);
+	EXPECT_EQ(s.buf()[19], 0x02); /* status CHECK CONDITION */
+	EXPECT_EQ(s.buf()[18] & 0x02, 0x02); /* SNSVALID */
+	srpt_core_dp_send_done(ch, idx, true);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 128);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
+TEST_F(DataPathFixture, TaskManagementAndAbortedTaskCredit)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	Receive(ch, TestUnitReady(0x10), 0);
+	ASSERT_EQ(f.submitted_index.size(), 1u);
+	const uint32_t cmd = f.submitted_index[0];
+	std::vector<uint8_t> tm(48, 0);
+	tm[0] = 0x01;       /* SRP_TSK_MGMT */
+	tm[8] = 0x20;       /* tag */
+	tm[30] = 0x01;      /* ABORT TASK */
+	tm[32] = 0x10;      /* task tag */
+	Receive(ch, tm, 1);
+	ASSERT_EQ(f.tmr_func, (std::vector<uint8_t>{0x01}));
+	const uint32_t tmr = f.tmr_index[0];
+	/* The target core aborts the command: no response, credit owed. */
+	srpt_core_dp_aborted_task(ch, cmd);
+	srpt_core_dp_cmd_release(ch, cmd);
+	srpt_core_dp_queue_tm_rsp(ch, tmr, SRPT_DP_TMR_COMPLETE);
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	SendCtx &s = ch->core().send_ring()[tmr];
+	EXPECT_EQ(GetBe(s.buf() + 4, 4), 2u); /* its own + the aborted one */
+	srpt_core_dp_send_done(ch, tmr, true);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 128);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
+TEST_F(DataPathFixture, UnsupportedTaskManagementFunctionIsNotSubmitted)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> tm(48, 0);
+	tm[0] = 0x01;
+	tm[30] = 0x20; /* not a function */
+	Receive(ch, tm, 0);
+	EXPECT_TRUE(f.tmr_func.empty());
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
+	EXPECT_EQ(s.buf()[39], 0x04); /* RSP_CODE NOT SUPPORTED */
+	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+}
+
+TEST_F(DataPathFixture, SendContextLimitMakesIusWait)
+{
+	host::Script().send_ctx_limit = 1;
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	Receive(ch, TestUnitReady(1), 0);
+	Receive(ch, TestUnitReady(2), 1);
+	ASSERT_EQ(f.submitted.size(), 1u);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.wait_depth, 1u);
+	EXPECT_EQ(st.ius_waited, 1u);
+	srpt_dp_rsp rsp{};
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp), 0);
+	srpt_core_dp_send_done(ch, f.submitted_index[0], true);
+	ASSERT_EQ(f.submitted.size(), 2u);
+	EXPECT_EQ(f.submitted[1].tag, 2u);
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.wait_depth, 0u);
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[1], &rsp), 0);
+	srpt_core_dp_send_done(ch, f.submitted_index[1], true);
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 128);
+}
+
+TEST_F(DataPathFixture, DisablingThePortDisconnectsItsChannels)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	ASSERT_EQ(srpt_core_tpg_enable(gid_port_, false), 0);
+	srpt_core_dp_port_disabled(gid_port_);
+	EXPECT_TRUE(host::FakeChannels()[0]->disconnected);
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+}
+
+TEST_F(DataPathFixture, DeviceRemovalWaitsForRelease)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	srpt_core_dp_zlw_done(ch, false);
+	host::RunPendingWork();
+	EXPECT_TRUE(f.destroyed);
+	srpt_core_dp_device_removing(device_); /* returns: nothing left */
+	EXPECT_EQ(GetChannelRegistry()->CountDevice(
+			  static_cast<Device *>(device_)),
+		  0u);
+}
+
+} // namespace
+} // namespace srpt
