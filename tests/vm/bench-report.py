@@ -64,13 +64,13 @@ result["raw_rxe"] = raw
 
 # table
 print()
-print("%-28s %-6s %12s %12s %8s   %s" % ("metric", "unit", "A intree", "B " + bside, "B/A", "rounds A | B"))
-print("-" * 100)
+print("%-36s %-6s %12s %12s %8s   %s" % ("metric", "unit", "A intree", "B " + bside, "B/A", "rounds A | B"))
+print("-" * 110)
 for r in result["rows"]:
-    print("%-28s %-6s %12.1f %12.1f %8.3f   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], r["ratio"],
+    print("%-36s %-6s %12.1f %12.1f %8.3f   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], r["ratio"],
           " ".join("%.0f" % x for x in r["A"]), " ".join("%.0f" % x for x in r["B"])))
 for r in raw:
-    print("%-28s %-6s %12.1f %12s %8s   %s" % (r["label"][:28], r["unit"], r["median"], "", "", " ".join("%.1f" % x for x in r["values"])))
+    print("%-36s %-6s %12.1f %12s %8s   %s" % (r["label"], r["unit"], r["median"], "", "", "raw: " + " ".join("%.1f" % x for x in r["values"])))
 seq = [r for r in result["rows"] if r["key"] == "seqread128k_qd32_mibs"][0]
 rawbw = raw[0]["median"] / 1.048576  # MB/s -> MiB/s
 print("SRP 128k seq read (A) reaches %.0f%% of the raw rxe write bandwidth" % (100 * seq["median_A"] / rawbw))

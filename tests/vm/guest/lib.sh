@@ -349,3 +349,20 @@ wait_fetch() { # wait_fetch SECS URL -> stdout
 	done
 	printf '%s\n' "$v"
 }
+# wait_peer SECS URL_BASE NAME: wait for the peer's /srv/NAME; fail at once
+# if the peer published a failed /srv/done instead.
+wait_peer() {
+	local end=$(( $(date +%s) + $1 )) v d
+	while ! v=$(fetch "$2/$3"); do
+		if d=$(fetch "$2/done") && [ "${d#failed}" != "$d" ]; then
+			fail "peer failed: $d"
+		fi
+		[ "$(date +%s)" -ge "$end" ] && fail "peer never published $3 (${1}s)"
+		sleep 1
+	done
+	printf '%s\n' "$v"
+}
+publish() { # publish NAME VALUE...
+	local n=$1; shift
+	echo "$*" >"/srv/$n.tmp" && mv "/srv/$n.tmp" "/srv/$n"
+}

@@ -47,8 +47,9 @@ unload_driver() {
 }
 
 # The whole srpt tree, one line per entry, with what differs by nature
-# (random link names, LUN UUIDs, the target core's global statistics
-# indices, which grow with every object made in this boot) normalized;
+# (random link names, LUN UUIDs, backstore HBA numbers and the target
+# core's global statistics indices, which grow with every object made in
+# this boot) normalized;
 # sorted after normalization.
 dump_tree() {
 	(
@@ -72,7 +73,8 @@ dump_tree() {
 		-e 's/[0-9a-f]\{8\}-[0-9a-f]\{4\}-[0-9a-f]\{4\}-[0-9a-f]\{4\}-[0-9a-f]\{12\}/<UUID>/g' \
 		-e 's/\(creation_time \[[0-7]*\] = \).*/\1<jiffies>/' \
 		-e 's#\(/statistics/[^ ]*/\(inst\|dev\|indx\|[a-z_]*_indx\) \[[0-7]*\] = \)[0-9][0-9]*$#\1<n>#' \
-		-e 's#\(/statistics/[^ ]*/role \[[0-7]*\] = Device\)[0-9][0-9]*$#\1<n>#' |
+		-e 's#\(/statistics/[^ ]*/role \[[0-7]*\] = Device\)[0-9][0-9]*$#\1<n>#' \
+		-e 's#-> core/\([a-z_]*\)_[0-9][0-9]*/#-> core/\1_<hba>/#' |
 		LC_ALL=C sort
 }
 

@@ -29,7 +29,7 @@ MY_GID=$(gid_hex rxe0)
 echo "$MY_GID" >/srv/identity
 ok "published identity 0x$MY_GID"
 step "wait for the target"
-R=$(wait_fetch 300 http://$PEER:8000/ready) || fail "target never became ready"
+R=$(wait_peer 300 http://$PEER:8000 ready)
 read -r GUID TGT_PORT TGT_LL <<<"$R"
 echo "target: service guid $GUID, port ib.$TGT_PORT, $PEER / $TGT_LL"
 
@@ -59,6 +59,28 @@ ok "IPv6 link-local login across the wire"
 dd_cmp "$DEV_LUN0" 4 20
 dd_cmp "$DEV_LUN1" 4 20
 srp_logout
+publish phase1 ok
+
+P=http://$PEER:8000
+try_login() { # try_login NAME: publishes accepted|rejected as /srv/NAME
+	if srp_login rxe0 "$LOGIN,dest=$PEER:$RDMA_CM_PORT" 1; then
+		dd_cmp "$DEV_LUN0" 4 28
+		srp_logout
+		R="accepted (dd+cmp ok)"
+	else
+		echo "add_target error: $LOGIN_ERR"
+		[ -z "$(srp_hosts)" ] || fail "SRP host present after a failed login"
+		R=rejected
+	fi
+	echo "login: $R"; publish "$1" "$R"
+}
+step "phase 2a: GUID-named port, ACL named by my address $ME"
+wait_peer 240 $P phase2a >/dev/null
+try_login p2a
+step "phase 2b: GUID-named port, ACL named by the dialled address $PEER"
+wait_peer 240 $P phase2b >/dev/null
+try_login p2b
+
 publish_done "ok: I/O finished"
 sleep 3   # the target polls every second; unload_all removes the NIC
 unload_all
