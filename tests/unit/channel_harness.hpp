@@ -182,7 +182,9 @@ struct Harness {
 	/* Completes the oldest posted WR (an RC send queue completes in order). */
 	PostedWr CompleteNext(bool ok = true)
 	{
-		EXPECT_FALSE(sq.empty());
+		EXPECT_FALSE(sq.empty()) << "no WR posted";
+		if (sq.empty())
+			return {WrKind::kZlw, nullptr, 0, 0, 0};
 		PostedWr wr = sq.front();
 		sq.pop_front();
 		switch (wr.kind) {
@@ -226,6 +228,9 @@ struct Harness {
 	Status Respond(SendCtx *s, uint32_t n_rdma = 0,
 		       QueueFullPolicy p = QueueFullPolicy::kReturnQueueFull)
 	{
+		EXPECT_NE(s, nullptr) << "no such command";
+		if (!s)
+			return Status::kInvalid;
 		return core.QueueResponse(*s, n_rdma, p);
 	}
 

@@ -570,6 +570,8 @@ private:
 		}
 		/* FIFO: what the target core got is a prefix of arrivals. */
 		const auto served = h_->ServedTags();
+		if (!rtu_done_ && !served.empty())
+			return Fail("IU served while the channel is connecting");
 		if (served.size() > received_.size())
 			return Fail("served an IU that never arrived");
 		for (size_t i = 0; i < served.size(); i++)
