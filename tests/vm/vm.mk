@@ -16,13 +16,17 @@ BENCH_B ?= intree
 VM_SCENARIOS ?= e2e configfs twohost
 VM_ENV = ROOT=$(ROOT) KVER=$(KVER)
 
-.PHONY: vm-image vm-check bench demo
+.PHONY: vm-image vm-check vm-selftest bench demo
 
 vm-image:
 	$(VM_ENV) $(VM_DIR)/build-image.sh
 
 vm-check:
 	$(VM_ENV) SRPT=$(SRPT) $(VM_DIR)/run.sh $(VM_SCENARIOS)
+
+# harness self-test: a deliberately broken ib_srpt must make e2e fail
+vm-selftest:
+	$(VM_ENV) $(VM_DIR)/selftest-broken.sh
 
 bench:
 	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench.sh

@@ -134,6 +134,7 @@ mad_probes() {
 	local probe=/srpt/tools/dm_mad_probe dgid
 	dgid=$TGT_PORT
 	[ -x $probe ] || fail "no $probe in the payload"
+	modprobe ib_umad || fail "modprobe ib_umad"
 	while read -r method attr mod what; do
 		echo "## $what (method $method attr $attr mod $mod)"
 		$probe rxe0 1 "$dgid" "$method" "$attr" "$mod" 2>&1 || true

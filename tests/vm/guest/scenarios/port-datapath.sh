@@ -1,0 +1,136 @@
+#!/bin/bash
+# Scenario port-datapath (SRPT=port): the data-path checks of issue 6 that
+# e2e does not make, read from the port's debugfs counters
+# (/sys/kernel/debug/ib_srpt/<session>-<id>/stats, docs/data-path.md):
+#  1. the wait list in the real kernel: srpt_test_send_ctx_limit=4 gives
+#     each channel 4 send contexts for 128 credits; fio at QD 64 must make
+#     IUs wait (ius_waited > 0), every one is served (fio verify), and once
+#     idle no credit is lost (req_lim == credits, nothing in flight, every
+#     send context free, wait list empty);
+#  2. task management under load: sg_reset -d (LUN RESET) in a loop during
+#     fio verify: no corruption, no hang, credits conserved;
+#  3. relogin loop: login, dd+cmp, logout, RELOGINS times; the module
+#     refcount and slab usage come back to their baseline.
+. /srpt/lib.sh
+
+[ "$SRPT" = port ] || { echo "port-datapath: port-only counters; skipped for SRPT=$SRPT"; exit 0; }
+RELOGINS=${RELOGINS:-20}
+
+setup_veth_rxe
+load_srpt
+TGT_PORT=$(gid_hex rxe1)
+INI_ID=$(gid_hex rxe1)
+GUID=$(srpt_guid rxe0)
+targetcli_config "$TGT_PORT" "$INI_ID"
+set_rdma_cm_port
+LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+DBG=/sys/kernel/debug/ib_srpt
+KNOB=/sys/module/ib_srpt/parameters/srpt_test_send_ctx_limit
+[ -w "$KNOB" ] || fail "no test knob $KNOB"
+
+stat_of() { awk -v k="$2" '$1==k{print $2}' "$1"; }
+stat_sum() { # stat_sum NAME: over every channel
+	local f s=0
+	for f in "$DBG"/*/stats; do s=$((s + $(stat_of "$f" "$1"))); done
+	echo $s
+}
+show_stats() {
+	local f
+	for f in "$DBG"/*/stats; do
+		echo "-- $f"
+		tr '\n' ' ' <"$f"; echo
+	done | tee -a "$OUT/stats.txt"
+}
+# Idle channels hold every credit and every send context.
+credits_conserved() {
+	local f
+	for f in "$DBG"/*/stats; do
+		[ "$(stat_of "$f" req_lim)" = "$(stat_of "$f" credits)" ] || return 1
+		[ "$(stat_of "$f" in_flight)" = 0 ] || return 1
+		[ "$(stat_of "$f" send_ctx_free)" = "$(stat_of "$f" send_ctx_total)" ] || return 1
+		[ "$(stat_of "$f" wait_depth)" = 0 ] || return 1
+		[ "$(stat_of "$f" credit_violations)" = 0 ] || return 1
+	done
+}
+check_credits() {
+	wait_for 10 "credits back" credits_conserved || { show_stats; fail "$1: credits or send contexts not returned"; }
+	ok "$1: every credit and send context returned"
+}
+
+step "1. wait list: 4 send contexts per channel, fio QD 64"
+echo 4 >"$KNOB"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+[ -n "$(ls "$DBG" 2>/dev/null)" ] || fail "no channel under $DBG"
+show_stats
+[ "$(stat_sum send_ctx_total)" -le $((4 * $(ls "$DBG" | wc -l))) ] || fail "test knob ignored"
+fio --name=waitlist --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=64 \
+	--rw=randwrite --bs=4k --size=16M --verify=crc32c --do_verify=1 --verify_fatal=1 \
+	--output="$OUT/fio-waitlist.txt" >/dev/null 2>&1 || { cat "$OUT/fio-waitlist.txt"; fail "fio verify with 4 send contexts"; }
+grep -q 'err= 0' "$OUT/fio-waitlist.txt" || fail "fio verify with 4 send contexts reported errors"
+ok "fio QD 64 verify with 4 send contexts per channel"
+dd_cmp "$DEV_LUN1" 8 0
+show_stats
+waited=$(stat_sum ius_waited)
+[ "$waited" -gt 0 ] || fail "no IU ever waited for a send context (ius_waited 0)"
+ok "IUs waited for send contexts: $waited (max depth $(stat_sum wait_max_depth) summed over channels)"
+check_credits "wait list"
+srp_logout
+wait_target_idle 30
+echo 0 >"$KNOB"
+
+step "2. task management under load: sg_reset -d during fio verify"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+SG=$(lsscsi -g | awk -v d="$DEV_LUN0" '$0 ~ d {print $NF}')
+fio --name=tmr --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=32 \
+	--rw=randwrite --bs=8k --size=32M --verify=crc32c --do_verify=1 --verify_fatal=1 \
+	--output="$OUT/fio-tmr.txt" >/dev/null 2>&1 &
+FIO=$!
+resets=0
+for i in 1 2 3 4 5 6; do
+	sleep 2
+	kill -0 $FIO 2>/dev/null || break
+	if sg_reset -d "$DEV_LUN0" >/tmp/sg_reset.out 2>&1; then
+		resets=$((resets + 1))
+	else
+		cat /tmp/sg_reset.out
+	fi
+done
+wait $FIO
+rc=$?
+grep -E 'err=|IOPS' "$OUT/fio-tmr.txt" | head -4
+[ $rc = 0 ] && grep -q 'err= 0' "$OUT/fio-tmr.txt" || fail "fio verify during LUN resets failed (exit $rc)"
+[ $resets -gt 0 ] || fail "no sg_reset -d succeeded"
+ok "fio verify passed across $resets LUN resets"
+sg_reset -b "$DEV_LUN0" >/tmp/sg_reset.out 2>&1 && ok "sg_reset -b" || echo "sg_reset -b: $(cat /tmp/sg_reset.out)"
+dd_cmp "$DEV_LUN0" 8 0
+dmesg | grep -c "task management function" | sed 's/^/task management requests seen by the target: /'
+check_credits "task management"
+show_stats
+srp_logout
+wait_target_idle 30
+
+step "3. relogin loop x$RELOGINS"
+refcnt0=$(cat /sys/module/ib_srpt/refcnt)
+echo 3 >/proc/sys/vm/drop_caches
+slab0=$(awk '/^Slab:/{print $2}' /proc/meminfo)
+for i in $(seq 1 "$RELOGINS"); do
+	srp_login rxe1 "$LOGIN" >/tmp/login.out || { cat /tmp/login.out; fail "relogin $i failed: $LOGIN_ERR"; }
+	dd_cmp "$DEV_LUN0" 1 $((i % 32)) >/dev/null
+	srp_logout >/dev/null
+	wait_target_idle 30 >/dev/null
+done
+sleep 2
+echo 3 >/proc/sys/vm/drop_caches
+refcnt1=$(cat /sys/module/ib_srpt/refcnt)
+slab1=$(awk '/^Slab:/{print $2}' /proc/meminfo)
+echo "ib_srpt refcnt $refcnt0 -> $refcnt1, Slab ${slab0} kB -> ${slab1} kB" | tee "$OUT/relogin.txt"
+[ "$refcnt0" = "$refcnt1" ] || fail "module refcount $refcnt0 -> $refcnt1 after $RELOGINS relogins"
+[ $((slab1 - slab0)) -lt 2048 ] || fail "slab grew by $((slab1 - slab0)) kB over $RELOGINS relogins"
+[ -z "$(ls "$DBG" 2>/dev/null)" ] || fail "debugfs entries left: $(ls "$DBG")"
+ok "$RELOGINS relogins: refcount and slab back to baseline"
+
+target_teardown
+unload_all
+check_dmesg
+echo "port-datapath: all checks passed"

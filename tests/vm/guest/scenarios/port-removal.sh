@@ -1,0 +1,59 @@
+#!/bin/bash
+# Scenario port-removal: the RDMA device goes away under live channels.
+# `rdma link delete rxe1` during fio: the initiator sees errors, the target
+# releases its channels (no RC QP, no debugfs channel left), no crash, WARN
+# or leak; the device comes back, the configuration is made again and a
+# login with dd+cmp works. Also runs against SRPT=intree for comparison.
+. /srpt/lib.sh
+
+setup_veth_rxe
+load_srpt
+TGT_PORT=$(gid_hex rxe1)
+INI_ID=$(gid_hex rxe1)
+GUID=$(srpt_guid rxe0)
+targetcli_config "$TGT_PORT" "$INI_ID"
+set_rdma_cm_port
+LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+
+step "login, fio, then rdma link delete rxe1"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+dd_cmp "$DEV_LUN0" 4 0
+fio --name=removal --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=32 \
+	--rw=randrw --bs=16k --size=32M --time_based --runtime=60 \
+	--output="$OUT/fio-removal.txt" >/dev/null 2>&1 &
+FIO=$!
+sleep 5
+t=$(date +%s.%N)
+timeout 120 rdma link delete rxe1 || fail "rdma link delete rxe1 failed or hung"
+echo "rdma link delete took $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')s"
+ok "rxe1 deleted during I/O"
+wait_for 90 "fio ends" sh -c "! kill -0 $FIO" || { kill -9 $FIO; fail "fio did not end after the device was removed"; }
+wait $FIO
+echo "fio exit $? (errors expected)"
+grep -E 'err=' "$OUT/fio-removal.txt" | head -2
+wait_target_idle 30
+if [ "$SRPT" = port ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	[ -z "$(ls /sys/kernel/debug/ib_srpt 2>/dev/null)" ] || fail "channels left: $(ls /sys/kernel/debug/ib_srpt)"
+	ok "no channel left in debugfs"
+fi
+wait_for 30 "initiator hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
+	echo "srp remote ports still present: $(ls /sys/class/srp_remote_ports/)"
+
+step "re-add rxe1, configure again, log in"
+run "rxe1 on veth1 again" rdma link add rxe1 type rxe netdev veth1
+wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state ||
+	fail "rxe1 port not ACTIVE after re-adding"
+target_teardown
+targetcli_config "$TGT_PORT" "$INI_ID"
+set_rdma_cm_port
+srp_login rxe1 "$LOGIN" || fail "login after re-adding the device failed: $LOGIN_ERR"
+dd_cmp "$DEV_LUN0" 8 0
+dd_cmp "$DEV_LUN1" 8 0
+srp_logout
+wait_target_idle 30
+
+target_teardown
+unload_all
+check_dmesg
+echo "port-removal: all checks passed"
