@@ -94,8 +94,14 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 		u32 key = get_unaligned_be32(desc + 8);
 		u32 len = get_unaligned_be32(desc + 12);
 
-		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len, false,
-				       i < n - 1);
+		/*
+		 * Data-in pages are zeroed: when the command moves fewer
+		 * bytes than the descriptor offers (residual), the rest of
+		 * the descriptor is written with zeros, never with stale
+		 * kernel memory.
+		 */
+		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len,
+				       s->rw_dir == DMA_TO_DEVICE, i < n - 1);
 		if (ret)
 			goto unwind;
 		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,

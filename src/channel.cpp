@@ -702,9 +702,15 @@ void ChannelRegistry::DisconnectPort(Port *port)
 void ChannelRegistry::DisconnectDevice(Device *device)
 {
 	MutexGuard guard(mutex);
+	/*
+	 * The device goes: tell the initiator (DREQ) but do not wait for
+	 * its answer, the QP is drained and released at once.
+	 */
 	channels_.ForEach([&](Channel &ch) {
-		if (ch.device() == device && !ch.Disconnect())
-			(void)ch.Close();
+		if (ch.device() != device)
+			return;
+		(void)ch.Disconnect();
+		(void)ch.Close();
 	});
 }
 

@@ -181,6 +181,11 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 				});
 			}
 			reg->AddLocked(*ch, *nexus);
+			/*
+			 * Under the registry mutex: nothing can close the
+			 * channel before its debugfs entry exists.
+			 */
+			ch->debugfs = srpt_dp_debugfs_add(ch, ch->name(), ch->id());
 			published = true;
 		}
 	}
@@ -205,7 +210,6 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 		(void)ch->Close();
 		return LoginResult{false, 0};
 	}
-	ch->debugfs = srpt_dp_debugfs_add(ch, ch->name(), ch->id());
 	SRPT_INFO(ch->name(),
 		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s",
 		  ch->id(), credits, d.params.it_iu_len,
