@@ -65,7 +65,7 @@ make_payload() {
 	local src
 	for src in "$ROOT"/tests/tools/*.c; do
 		[ -f "$src" ] || continue
-		gcc -O2 -Wall -Wextra -Werror -o "$p/tools/$(basename "$src" .c)" "$src" -libumad ||
+		gcc -O2 -Wall -Wextra -Werror -o "$p/tools/$(basename "$src" .c)" "$src" -libumad -lrdmacm -libverbs ||
 			die "building guest tool $src failed"
 	done
 	{
