@@ -476,3 +476,184 @@ TEST_F(DataPathFixture, DeviceRemovalWaitsForRelease)
 
 } // namespace
 } // namespace srpt
+
+namespace srpt {
+namespace {
+
+TEST_F(DataPathFixture, AcceptFailureClosesThroughTheReleaseWork)
+{
+	EnableGidPort();
+	host::Script().acl_names = {kInitiator};
+	host::Script().accept_rc = -SRPT_EIO;
+	/* 0: the channel owns the cm_id now, RDMA/CM must not destroy it. */
+	EXPECT_EQ(Login(LoginReqRdma(), &cm_ids_[0]), 0);
+	ASSERT_EQ(host::Rejections().size(), 1u);
+	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
+		  static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
+	host::FakeCh &f = *host::FakeChannels()[0];
+	auto *ch = static_cast<Channel *>(f.args.core_ch);
+	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	EXPECT_TRUE(f.qp_error);
+	srpt_core_dp_zlw_done(ch, false);
+	host::RunPendingWork();
+	EXPECT_TRUE(f.destroyed);
+	EXPECT_TRUE(f.cm_id_destroyed);
+	EXPECT_TRUE(f.session_removed);
+}
+
+TEST_F(DataPathFixture, QpCreationFailureIsAResourceReject)
+{
+	EnableGidPort();
+	host::Script().acl_names = {kInitiator};
+	host::Script().create_rc = -SRPT_ENOMEM;
+	const size_t before = host::OutstandingAllocations();
+	EXPECT_NE(Login(LoginReqRdma(), &cm_ids_[0]), 0);
+	ASSERT_EQ(host::Rejections().size(), 1u);
+	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
+		  static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
+	EXPECT_EQ(host::OutstandingAllocations(), before);
+}
+
+TEST_F(DataPathFixture, AllocationFailuresDuringLoginLeaveNothing)
+{
+	EnableGidPort();
+	host::Script().acl_names = {kInitiator};
+	for (size_t nth = 1; nth < 12; nth++) {
+		const size_t before = host::OutstandingAllocations();
+		host::FailNthAllocation(nth);
+		const int rc = Login(LoginReqRdma(0x81), &cm_ids_[nth % 4]);
+		host::FailNthAllocation(0);
+		if (rc == 0) {
+			CloseAll();
+			continue;
+		}
+		EXPECT_EQ(host::OutstandingAllocations(), before) << nth;
+	}
+}
+
+TEST_F(DataPathFixture, CommandLioRefusesIsAnsweredBusy)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	host::Script().submit_rc = -108; /* -ESHUTDOWN: session stopping */
+	Receive(ch, TestUnitReady(0x31), 0);
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
+	EXPECT_EQ(s.buf()[19], 0x08); /* BUSY */
+	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+	EXPECT_EQ(f.put.size(), 1u); /* released without the target core */
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 128);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
+TEST_F(DataPathFixture, TaskManagementLioRefusesIsAnsweredFailed)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	host::Script().submit_tmr_rc = -108;
+	std::vector<uint8_t> tm(48, 0);
+	tm[0] = 0x01;
+	tm[30] = 0x08; /* LUN RESET */
+	Receive(ch, tm, 0);
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
+	EXPECT_EQ(s.buf()[39], 0x05); /* RSP_CODE FAILED */
+	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+}
+
+TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> iu(64, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x01;  /* data-in DIRECT */
+	iu[7] = 1;     /* data_in_desc_cnt */
+	iu[8] = 0x44;  /* tag */
+	iu[32] = 0x28; /* READ(10) */
+	iu[39] = 0x08; /* 8 blocks */
+	PutBe(&iu[48], 0x1000, 8);   /* va */
+	PutBe(&iu[56], 0x1234, 4);   /* rkey */
+	PutBe(&iu[60], 4096, 4);     /* len */
+	Receive(ch, iu, 0);
+	ASSERT_EQ(f.submitted.size(), 1u);
+	EXPECT_EQ(f.submitted[0].dir, SRPT_DP_DIR_READ);
+	EXPECT_EQ(f.submitted[0].n_desc, 1u);
+	EXPECT_EQ(f.submitted[0].data_len, 4096u);
+	srpt_dp_rsp rsp{};
+	rsp.dir = SRPT_DP_DIR_READ;
+	rsp.n_rdma_writes = 1;
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp), 0);
+	ASSERT_EQ(f.posted_send_rdma, (std::vector<uint32_t>{1}));
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.sq_avail, st.sq_capacity - 2);
+	srpt_core_dp_send_done(ch, f.submitted_index[0], true);
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.sq_avail, st.sq_capacity);
+}
+
+TEST_F(DataPathFixture, WriteCommandReadsThenExecutes)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> iu(64, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x10;  /* data-out DIRECT */
+	iu[6] = 1;     /* data_out_desc_cnt */
+	iu[32] = 0x2a; /* WRITE(10) */
+	iu[39] = 0x08;
+	PutBe(&iu[48], 0x2000, 8);
+	PutBe(&iu[56], 0x99, 4);
+	PutBe(&iu[60], 4096, 4);
+	Receive(ch, iu, 0);
+	ASSERT_EQ(f.submitted.size(), 1u);
+	EXPECT_EQ(f.submitted[0].dir, SRPT_DP_DIR_WRITE);
+	const uint32_t idx = f.submitted_index[0];
+	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 1), 0);
+	EXPECT_EQ(f.posted_read, (std::vector<uint32_t>{idx}));
+	EXPECT_TRUE(f.executed.empty());
+	srpt_core_dp_rdma_read_done(ch, idx, true);
+	EXPECT_EQ(f.executed, (std::vector<uint32_t>{idx}));
+	srpt_dp_rsp rsp{};
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+	srpt_core_dp_send_done(ch, idx, true);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
+TEST_F(DataPathFixture, ImmediateDataExecutesWithoutRdmaRead)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> iu(68 + 512, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x30;  /* data-out IMMEDIATE */
+	iu[32] = 0x2a; /* WRITE(10), 1 block */
+	iu[39] = 0x01;
+	PutBe(&iu[48], 512, 4); /* immediate descriptor: length */
+	Receive(ch, iu, 0);
+	ASSERT_EQ(f.submitted.size(), 1u);
+	EXPECT_EQ(f.submitted[0].imm_len, 512u);
+	const uint32_t idx = f.submitted_index[0];
+	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 0), 0);
+	EXPECT_TRUE(f.posted_read.empty());
+	EXPECT_EQ(f.executed, (std::vector<uint32_t>{idx}));
+	/* The receive buffer stays with the command until it is released. */
+	EXPECT_EQ(f.posted_recv.size(), 128u);
+	srpt_dp_rsp rsp{};
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+	srpt_core_dp_send_done(ch, idx, true);
+	EXPECT_EQ(f.posted_recv.size(), 129u);
+}
+
+} // namespace
+} // namespace srpt
