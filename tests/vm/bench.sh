@@ -2,8 +2,8 @@
 # make bench: one guest boot, A (in-tree) / B alternated for BENCH_ROUNDS
 # rounds on the same rd_mcp LUN; fio 4k randread/randwrite QD32, 128k seq
 # read QD32, 4k randread QD1 (p50/p99), and raw rxe perftest numbers.
-#   BENCH_B=intree|port  (default intree: the port cannot serve I/O yet, so B
-#                         is the in-tree driver again and the ratio shows noise)
+#   BENCH_B=intree|port  (default intree until the port is declared ready: B is
+#                         the in-tree driver again and the ratio shows noise)
 #   BENCH_ROUNDS=3 BENCH_RUNTIME=8 (seconds per fio job, plus 2 s ramp)
 # Output: table on stdout; bench.csv, bench.json, bench.png and raw fio JSON
 # in $VM_ARTIFACTS/bench/ (default build/vm-artifacts/bench/).
@@ -24,7 +24,7 @@ if [ "$BENCH_B" = port ]; then
 	[ -f "$SRPT_KO" ] || die "BENCH_B=port but $SRPT_KO does not exist (run make)"
 	with_port=1
 fi
-echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again: the port does not serve I/O yet; set BENCH_B=port when it does)')"
+echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again, the default until the port is declared ready: B/A shows the noise; BENCH_B=port runs the port)')"
 echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, 2 vCPUs), artifacts $dir"
 t0=$(date +%s)
 SRPT=intree make_payload "$dir" bench single "$with_port" \
