@@ -21,7 +21,16 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <vector>
+
+namespace srpt {
+/* Readable Status values in gtest messages. */
+inline void PrintTo(Status s, std::ostream *os)
+{
+	*os << "Status(" << static_cast<int>(s) << ")";
+}
+} // namespace srpt
 
 namespace srpt::test {
 
@@ -237,7 +246,7 @@ struct Harness {
 	void ExpectInvariants()
 	{
 		const char *broken = core.CheckInvariants();
-		EXPECT_EQ(broken, nullptr) << broken;
+		EXPECT_TRUE(broken == nullptr) << broken;
 	}
 
 	/*

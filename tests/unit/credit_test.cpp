@@ -161,7 +161,7 @@ TEST(Credits, ReleasedWithoutResponseIsOwedOnce)
 	h.Teardown();
 }
 
-TEST(Credits, LogoutAndUnknownIusOweTheirCredit)
+TEST(Credits, LogoutAndUnknownIusCostNoCredit)
 {
 	Live h(4);
 	h.Deliver(kOpILogout, 1);
@@ -171,13 +171,14 @@ TEST(Credits, LogoutAndUnknownIusOweTheirCredit)
 	EXPECT_EQ(h.served[0].kind, IuKind::kLogout);
 	EXPECT_EQ(h.served[1].kind, IuKind::kOther);
 	ChannelStats st = h.core.Stats();
-	EXPECT_EQ(st.owed, 3);
+	EXPECT_EQ(st.req_lim, 4);
+	EXPECT_EQ(st.owed, 0) << "credit handed back that was never paid";
 	EXPECT_EQ(st.in_flight, 0);
 	EXPECT_EQ(h.rq().size(), 4u) << "buffers reposted";
 	h.ExpectInvariants();
 	h.Deliver(kOpCmd, 4);
 	ASSERT_EQ(h.Respond(h.served.back().s), Status::kOk);
-	EXPECT_EQ(h.sq.back().delta, 4);
+	EXPECT_EQ(h.sq.back().delta, 1);
 	h.CompleteNext();
 	h.Teardown();
 }

@@ -232,7 +232,7 @@ private:
 		else if (pick < 11 && p_.use_srq)
 			op = kOpCredRsp; /* needs a spare receive buffer */
 		const bool imm = op == kOpCmd && Percent(p_.p_imm);
-		if (op != kOpCredRsp)
+		if (op == kOpCmd || op == kOpTskMgmt)
 			held_--;
 		to_target_.push_back({op, next_tag_++, imm});
 		Log("initiator sends tag " + std::to_string(next_tag_ - 1) +
@@ -544,8 +544,7 @@ private:
 		if (!closing_) {
 			int64_t wire_ius = 0, wire_delta = 0;
 			for (const WireIu &iu : to_target_)
-				if (iu.opcode != kOpCredRsp &&
-				    iu.opcode != kOpAerRsp)
+				if (iu.opcode == kOpCmd || iu.opcode == kOpTskMgmt)
 					wire_ius++;
 			for (const PostedWr &wr : h_->sq)
 				if (wr.kind == WrKind::kResponse &&

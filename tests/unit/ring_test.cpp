@@ -118,8 +118,10 @@ TEST(IuClass, OpcodesAndImmediateData)
 	EXPECT_EQ(ClassifySrpIu(iu, 0).kind, IuKind::kOther);
 	EXPECT_FALSE(ConsumesCredit(IuKind::kCredRsp));
 	EXPECT_FALSE(ConsumesCredit(IuKind::kAerRsp));
-	EXPECT_TRUE(ConsumesCredit(IuKind::kLogout));
-	EXPECT_TRUE(ConsumesCredit(IuKind::kOther));
+	EXPECT_FALSE(ConsumesCredit(IuKind::kLogout));
+	EXPECT_FALSE(ConsumesCredit(IuKind::kOther));
+	EXPECT_TRUE(ConsumesCredit(IuKind::kCmd));
+	EXPECT_TRUE(ConsumesCredit(IuKind::kTaskMgmt));
 }
 
 TEST(RecvRing, OwnRingPostedAtSetupAndRepostedAfterEachIu)
@@ -229,7 +231,7 @@ TEST(Srq, HeldImmediateDataBufferReturnsAtRelease)
 	EXPECT_EQ(srq.posted.size(), 4u);
 }
 
-TEST(Channel, InitFailuresLeaveNothingAllocated)
+TEST(ChannelCoreSetup, InitFailuresLeaveNothingAllocated)
 {
 	const size_t before = host::OutstandingAllocations();
 	for (size_t nth = 1; nth <= 12; nth++) {
@@ -247,7 +249,7 @@ TEST(Channel, InitFailuresLeaveNothingAllocated)
 	}
 }
 
-TEST(Channel, BadConfigIsRejected)
+TEST(ChannelCoreSetup, BadConfigIsRejected)
 {
 	TestCore core{FakeEnv{nullptr}};
 	ChannelConfig cfg = Harness::Config(4, 8);

@@ -717,11 +717,8 @@ private:
 			 * both recycled by another context.
 			 */
 			guard.CallUnlocked([&] { Dispatch(*r, s, kind); });
-			if (held)
-				continue;
-			if (!s && ConsumesCredit(kind))
-				ledger_.WriteOff();
-			ReturnRecvLocked(*r);
+			if (!held)
+				ReturnRecvLocked(*r);
 		}
 		draining_ = false;
 	}

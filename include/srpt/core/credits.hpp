@@ -4,9 +4,8 @@
  * Plain counters: the channel core calls them with its lock held.
  *
  * Credits (SRP r16a 5.5.3 "request limit"). LOGIN_RSP grants the initiator
- * `initial` credits; every SRP_CMD or SRP_TSK_MGMT (and any other request
- * the initiator sends) costs it one; every response gives back
- * REQ_LIM_DELTA. The ledger splits the fixed total into three parts and the
+ * `initial` credits; every SRP_CMD or SRP_TSK_MGMT costs it one; every
+ * response gives back REQ_LIM_DELTA. The ledger splits the fixed total into three parts and the
  * identity
  *
  *     initial == req_lim + in_flight + owed
@@ -18,7 +17,8 @@
  *              (waiting, being executed, or answered but not yet posted);
  *   owed       credits the target must add to the next response
  *              (requests that end without a response: aborted tasks,
- *              I_LOGOUT, unknown IUs). This is 6.1's req_lim_delta.
+ *              commands the target core released unanswered). This is
+ *              6.1's req_lim_delta.
  *
  * Send-queue budget. Each response costs 1 SEND plus the RDMA WRITEs chained
  * in front of it; each RDMA READ chain costs its number of WRs. The budget

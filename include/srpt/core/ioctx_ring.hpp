@@ -68,13 +68,16 @@ constexpr bool NeedsSendCtx(IuKind k)
 }
 
 /*
- * Initiator responses to target requests do not consume credits (ib_srp's
- * __srp_get_tx_iu does not take one for SRP_IU_RSP); every request does.
- * 6.1 decrements req_lim for every IU.
+ * Only SRP_CMD and SRP_TSK_MGMT cost the initiator a credit (ib_srp's
+ * __srp_get_tx_iu takes one for SRP_IU_CMD and SRP_IU_TSK_MGMT only;
+ * responses to target requests never do), and only they are answered with
+ * a response that returns it. 6.1 decrements req_lim for every IU. Giving
+ * a credit back for an IU the initiator did not pay for would let it
+ * overrun the receive queue (or drain a shared SRQ).
  */
 constexpr bool ConsumesCredit(IuKind k)
 {
-	return k != IuKind::kCredRsp && k != IuKind::kAerRsp;
+	return k == IuKind::kCmd || k == IuKind::kTaskMgmt;
 }
 
 struct IuClass {
