@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Micro-benchmarks of the per-I/O path of the core, on the host platform
+ * (tests/host: its "spinlock" is a std::mutex, its allocator calloc).
+ *
+ *   SendCtxGetPut      one Get + Put of the send-context pool
+ *   WaitListPushPop    one Push + Pop of the wait list (empty list)
+ *   WaitListDepth64    64 Push then 64 Pop (per item)
+ *   ChannelCommand     a whole command through ChannelCore with a null
+ *                      environment: receive completion (classify, credit,
+ *                      wait list, send context, submit), queue response
+ *                      (budget, credit, post), send completion (PutCmd ->
+ *                      ReleaseCmd, repost) -- every lock and check included
+ *   ParseCmdBuildRsp   parse_iu() of a READ(10) SRP_CMD with one direct
+ *                      descriptor + build_cmd_rsp() of its SRP_RSP
+ */
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+
+#include <srpt/core/channel_core.hpp>
+#include <srpt/core/iu_class.hpp>
+#include <srpt/core/send_ctx_pool.hpp>
+#include <srpt/core/wait_list.hpp>
+#include <srpt/iu_build.hpp>
+#include <srpt/iu_parse.hpp>
+
+namespace srpt {
+namespace {
+
+void BM_SendCtxGetPut(benchmark::State &state)
+{
+	SendRing ring;
+	if (ring.Init(128, 64, Gfp::kKernel) != Status::kOk) {
+		state.SkipWithError("ring");
+		return;
+	}
+	{
+		SendCtxPool pool;
+		pool.Init(ring, 0);
+		for (auto _ : state) {
+			SendCtx *s = pool.Get();
+			benchmark::DoNotOptimize(s);
+			pool.Put(*s);
+		}
+	}
+	ring.Destroy();
+}
+BENCHMARK(BM_SendCtxGetPut);
+
+struct Item {
+	ListNode node;
+	int v = 0;
+};
+
+void BM_WaitListPushPop(benchmark::State &state)
+{
+	Item item;
+	WaitList<Item, &Item::node> wl;
+	for (auto _ : state) {
+		wl.Push(item);
+		Item *it = wl.Pop();
+		benchmark::DoNotOptimize(it);
+	}
+}
+BENCHMARK(BM_WaitListPushPop);
+
+void BM_WaitListDepth64(benchmark::State &state)
+{
+	static Item items[64];
+	WaitList<Item, &Item::node> wl;
+	for (auto _ : state) {
+		for (Item &it : items)
+			wl.Push(it);
+		while (Item *it = wl.Pop())
+			benchmark::DoNotOptimize(it);
+	}
+	state.SetItemsProcessed(state.iterations() * 64);
+}
+BENCHMARK(BM_WaitListDepth64);
+
+/* The cheapest environment: every hook does the minimum. */
+struct NullEnv {
+	ChannelCore<NullEnv> *core = nullptr;
+	RecvCtx *posted = nullptr;
+	SendCtx *last = nullptr;
+
+	IuClass ClassifyIu(const RecvCtx &r)
+	{
+		return ClassifySrpIu(r.buf(), r.byte_len());
+	}
+	Status PostRecv(RecvCtx &r)
+	{
+		posted = &r;
+		return Status::kOk;
+	}
+	Status PostResponse(SendCtx &s, uint32_t, int32_t delta)
+	{
+		s.buf()[4] = static_cast<uint8_t>(delta);
+		return Status::kOk;
+	}
+	Status PostRdmaRead(SendCtx &, uint32_t) { return Status::kOk; }
+	Status PostZeroLengthWrite() { return Status::kOk; }
+	void SubmitCmd(SendCtx &s, RecvCtx &) { last = &s; }
+	void SubmitTaskMgmt(SendCtx &s, RecvCtx &) { last = &s; }
+	void HandleOtherIu(RecvCtx &) {}
+	void ExecuteCmd(SendCtx &) {}
+	void FailCmd(SendCtx &) {}
+	void PutCmd(SendCtx &s) { core->ReleaseCmd(s); }
+	void KickWaitList() {}
+};
+
+void BM_ChannelCommand(benchmark::State &state)
+{
+	ChannelCore<NullEnv> core;
+	core.env().core = &core;
+	ChannelConfig cfg;
+	cfg.credits = 128;
+	cfg.rsp_buf_size = 256;
+	cfg.req_buf_size = 8276;
+	cfg.sq_size = 4096;
+	if (core.Init(cfg, Gfp::kKernel) != Status::kOk) {
+		state.SkipWithError("init");
+		return;
+	}
+	(void)core.PostInitialReceives();
+	(void)core.OnRtu();
+	NullEnv &env = core.env();
+	for (auto _ : state) {
+		RecvCtx &r = *env.posted;
+		r.buf()[0] = 0x02; /* SRP_CMD */
+		core.OnRecvDone(r, 64, true);
+		SendCtx &s = *env.last;
+		(void)core.QueueResponse(s, 1, QueueFullPolicy::kReturnQueueFull);
+		core.OnSendDone(s, true);
+	}
+	(void)core.Disconnect();
+	(void)core.Release();
+	core.Destroy();
+}
+BENCHMARK(BM_ChannelCommand);
+
+void PutBe32(uint8_t *p, uint32_t v)
+{
+	p[0] = static_cast<uint8_t>(v >> 24);
+	p[1] = static_cast<uint8_t>(v >> 16);
+	p[2] = static_cast<uint8_t>(v >> 8);
+	p[3] = static_cast<uint8_t>(v);
+}
+
+void BM_ParseCmdBuildRsp(benchmark::State &state)
+{
+	/* SRP_CMD, READ(10) of 4 KiB, data-in through one direct descriptor. */
+	uint8_t iu[64] = {};
+	iu[0] = 0x02;
+	iu[5] = 0x01;  /* buf_fmt: data-in direct */
+	iu[7] = 1;     /* data_in_desc_cnt */
+	iu[8] = 0x42;  /* tag */
+	iu[32] = 0x28; /* READ(10) */
+	iu[39] = 0;
+	iu[40] = 8; /* 8 blocks */
+	/* descriptor at 48: va 0x1000, key 0x1234, len 4096 */
+	iu[54] = 0x10;
+	PutBe32(iu + 56, 0x1234);
+	PutBe32(iu + 60, 4096);
+	const ChannelLimits limits{8260, 0, kDefaultMaxDataLen, 255};
+	uint8_t rsp[256];
+	{
+		const IuParseResult res = parse_iu({iu, sizeof(iu)}, limits);
+		if (res.action != IuAction::ExecuteCmd) {
+			state.SkipWithError("the sample SRP_CMD does not parse");
+			return;
+		}
+	}
+	for (auto _ : state) {
+		benchmark::DoNotOptimize(iu);
+		const IuParseResult res = parse_iu({iu, sizeof(iu)}, limits);
+		CmdRspInfo info{};
+		info.tag = res.tag;
+		info.req_lim_delta = 1;
+		info.status = ScsiStatus::Good;
+		info.dir = res.cmd.dir;
+		info.residual = Residual::None;
+		const size_t len = build_cmd_rsp({rsp, sizeof(rsp)}, 256, info);
+		benchmark::DoNotOptimize(len);
+		benchmark::DoNotOptimize(rsp);
+	}
+}
+BENCHMARK(BM_ParseCmdBuildRsp);
+
+} // namespace
+} // namespace srpt
+
+BENCHMARK_MAIN();
