@@ -3,7 +3,8 @@
 #include <srpt/core/cmd_state.hpp>
 #include <srpt/core/ioctx_ring.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 const char *CmdStateName(CmdState s)
 {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <srpt/core/iu_class.hpp>
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 /* The opcodes of include/scsi/srp.h that the core tells apart. */
 enum class CoreOpcode : uint8_t {
@@ -26,9 +28,9 @@ IuClass ClassifySrpIu(const uint8_t *iu, uint32_t len)
 	switch (static_cast<CoreOpcode>(iu[0])) {
 	case CoreOpcode::kCmd:
 		c.kind = IuKind::kCmd;
-		c.keeps_buffer = len > kCmdBufFmtOffset &&
-				 (iu[kCmdBufFmtOffset] >> 4) ==
-					 kDescFormatImmediate;
+		c.keeps_buffer =
+		    len > kCmdBufFmtOffset &&
+		    (iu[kCmdBufFmtOffset] >> 4) == kDescFormatImmediate;
 		break;
 	case CoreOpcode::kTskMgmt:
 		c.kind = IuKind::kTaskMgmt;

@@ -25,8 +25,10 @@
 #include <srpt/iu_build.hpp>
 #include <srpt/iu_parse.hpp>
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 void BM_SendCtxGetPut(benchmark::State &state)
 {
@@ -131,7 +133,8 @@ void BM_ChannelCommand(benchmark::State &state)
 		r.buf()[0] = 0x02; /* SRP_CMD */
 		core.OnRecvDone(r, 64, true);
 		SendCtx &s = *env.last;
-		(void)core.QueueResponse(s, 1, QueueFullPolicy::kReturnQueueFull);
+		(void)core.QueueResponse(s, 1,
+					 QueueFullPolicy::kReturnQueueFull);
 		core.OnSendDone(s, true);
 	}
 	(void)core.Disconnect();
@@ -168,7 +171,8 @@ void BM_ParseCmdBuildRsp(benchmark::State &state)
 	{
 		const IuParseResult res = parse_iu({iu, sizeof(iu)}, limits);
 		if (res.action != IuAction::ExecuteCmd) {
-			state.SkipWithError("the sample SRP_CMD does not parse");
+			state.SkipWithError(
+			    "the sample SRP_CMD does not parse");
 			return;
 		}
 	}

@@ -24,7 +24,8 @@
 #include <ostream>
 #include <vector>
 
-namespace srpt {
+namespace srpt
+{
 /* Readable Status values in gtest messages. */
 inline void PrintTo(Status s, std::ostream *os)
 {
@@ -32,7 +33,8 @@ inline void PrintTo(Status s, std::ostream *os)
 }
 } // namespace srpt
 
-namespace srpt::test {
+namespace srpt::test
+{
 
 inline constexpr uint8_t kOpTskMgmt = 0x01;
 inline constexpr uint8_t kOpCmd = 0x02;
@@ -94,9 +96,9 @@ enum class WrKind { kResponse, kRdmaRead, kZlw };
 struct PostedWr {
 	WrKind kind;
 	SendCtx *s;
-	uint32_t n;    /* RDMA WRs (chained writes or reads) */
-	int32_t delta; /* REQ_LIM_DELTA of a response */
-	uint64_t tag;  /* tag of the command it belongs to */
+	uint32_t n;		/* RDMA WRs (chained writes or reads) */
+	int32_t delta;		/* REQ_LIM_DELTA of a response */
+	uint64_t tag;		/* tag of the command it belongs to */
 	bool delivered = false; /* the initiator has seen the response */
 };
 
@@ -188,7 +190,8 @@ struct Harness {
 		return r;
 	}
 
-	/* Completes the oldest posted WR (an RC send queue completes in order). */
+	/* Completes the oldest posted WR (an RC send queue completes in order).
+	 */
 	PostedWr CompleteNext(bool ok = true)
 	{
 		EXPECT_FALSE(sq.empty()) << "no WR posted";
@@ -292,16 +295,15 @@ inline Status FakeEnv::PostRecv(RecvCtx &r)
 	return Status::kOk;
 }
 
-inline Status FakeEnv::PostResponse(SendCtx &s, uint32_t n_rdma,
-				    int32_t delta)
+inline Status FakeEnv::PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta)
 {
 	if (h->fail_next_post_send != Status::kOk) {
 		Status st = h->fail_next_post_send;
 		h->fail_next_post_send = Status::kOk;
 		return st;
 	}
-	h->sq.push_back({WrKind::kResponse, &s, n_rdma, delta,
-			 h->tag_of[s.index()]});
+	h->sq.push_back(
+	    {WrKind::kResponse, &s, n_rdma, delta, h->tag_of[s.index()]});
 	return Status::kOk;
 }
 

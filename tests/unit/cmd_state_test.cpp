@@ -9,25 +9,26 @@
 #include "channel_harness.hpp"
 #include "test_support.hpp"
 
-namespace srpt::test {
-namespace {
+namespace srpt::test
+{
+namespace
+{
 
 using S = CmdState;
 
-constexpr S kAll[] = {S::kFree,	      S::kNew,	S::kNeedData,
-		      S::kDataIn,     S::kCmdRspSent, S::kMgmt,
-		      S::kMgmtRspSent, S::kDone};
+constexpr S kAll[] = {S::kFree,	      S::kNew,	S::kNeedData,	 S::kDataIn,
+		      S::kCmdRspSent, S::kMgmt, S::kMgmtRspSent, S::kDone};
 
 /* The machine as documented in cmd_state.hpp, written independently. */
 const std::set<std::pair<S, S>> kExpectedLegal = {
-	{S::kFree, S::kNew},		{S::kFree, S::kMgmt},
-	{S::kNew, S::kNeedData},	{S::kNew, S::kDataIn},
-	{S::kNew, S::kCmdRspSent},	{S::kNew, S::kDone},
-	{S::kNeedData, S::kDataIn},	{S::kNeedData, S::kDone},
-	{S::kDataIn, S::kCmdRspSent},	{S::kDataIn, S::kDone},
-	{S::kCmdRspSent, S::kDone},	{S::kMgmt, S::kMgmtRspSent},
-	{S::kMgmt, S::kDone},		{S::kMgmtRspSent, S::kDone},
-	{S::kDone, S::kFree},
+    {S::kFree, S::kNew},	  {S::kFree, S::kMgmt},
+    {S::kNew, S::kNeedData},	  {S::kNew, S::kDataIn},
+    {S::kNew, S::kCmdRspSent},	  {S::kNew, S::kDone},
+    {S::kNeedData, S::kDataIn},	  {S::kNeedData, S::kDone},
+    {S::kDataIn, S::kCmdRspSent}, {S::kDataIn, S::kDone},
+    {S::kCmdRspSent, S::kDone},	  {S::kMgmt, S::kMgmtRspSent},
+    {S::kMgmt, S::kDone},	  {S::kMgmtRspSent, S::kDone},
+    {S::kDone, S::kFree},
 };
 
 TEST(CmdState, TableIsExactlyTheDocumentedMachine)
@@ -36,8 +37,7 @@ TEST(CmdState, TableIsExactlyTheDocumentedMachine)
 		for (S to : kAll)
 			EXPECT_EQ(IsLegalTransition(from, to),
 				  kExpectedLegal.count({from, to}) == 1)
-				<< CmdStateName(from) << " -> "
-				<< CmdStateName(to);
+			    << CmdStateName(from) << " -> " << CmdStateName(to);
 }
 
 TEST(CmdState, NoSelfLoopsAndDoneOnlyLeadsToFree)

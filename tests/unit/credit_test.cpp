@@ -7,8 +7,10 @@
 #include "channel_harness.hpp"
 #include "test_support.hpp"
 
-namespace srpt::test {
-namespace {
+namespace srpt::test
+{
+namespace
+{
 
 TEST(CreditLedger, GrantConsumeRespond)
 {
@@ -308,7 +310,7 @@ TEST(Credits, RdmaReadOnFullQueueReturnsQueueFull)
 		ScopedExpectWarn warn;
 		EXPECT_EQ(h.core.WritePending(*h.served[1].s, 1),
 			  Status::kInvalid)
-			<< "second write_pending";
+		    << "second write_pending";
 		EXPECT_EQ(warn.warnings().size(), 1u);
 	}
 	h.CompleteNext();

@@ -38,8 +38,10 @@
 #include "channel_harness.hpp"
 #include "test_support.hpp"
 
-namespace srpt::test {
-namespace {
+namespace srpt::test
+{
+namespace
+{
 
 struct Params {
 	uint32_t credits;
@@ -47,11 +49,11 @@ struct Params {
 	uint32_t sq_size;
 	bool use_srq;
 	uint32_t steps;
-	unsigned p_imm;	     /* % of commands with immediate data */
-	unsigned p_write;    /* % of commands that need an RDMA READ */
-	unsigned p_abort;    /* weight of aborts */
+	unsigned p_imm;	      /* % of commands with immediate data */
+	unsigned p_write;     /* % of commands that need an RDMA READ */
+	unsigned p_abort;     /* weight of aborts */
 	unsigned p_fail_post; /* % of response posts that fail */
-	bool disconnect;     /* disconnect at a random step */
+	bool disconnect;      /* disconnect at a random step */
 };
 
 enum class Phase {
@@ -88,7 +90,8 @@ struct WireIu {
 	bool imm;
 };
 
-class Checker {
+class Checker
+{
 public:
 	Checker(uint64_t seed, const Params &p) : seed_(seed), p_(p), rng_(seed)
 	{
@@ -97,11 +100,11 @@ public:
 	/* Runs the schedule; returns an empty string or what went wrong. */
 	std::string Run()
 	{
-		host::SetWarnHandler([this](const char *file, int line,
-					    const char *what) {
-			Fail(std::string("srpt_warn at ") + file + ":" +
-			     std::to_string(line) + ": " + what);
-		});
+		host::SetWarnHandler(
+		    [this](const char *file, int line, const char *what) {
+			    Fail(std::string("srpt_warn at ") + file + ":" +
+				 std::to_string(line) + ": " + what);
+		    });
 		const size_t allocs = host::OutstandingAllocations();
 		Setup();
 		for (step_ = 0; step_ < p_.steps && error_.empty(); step_++) {
@@ -139,8 +142,8 @@ private:
 	{
 		if (!legal)
 			static_cast<Checker *>(cookie)->Fail(
-				std::string("illegal command state move ") +
-				CmdStateName(from) + " -> " + CmdStateName(to));
+			    std::string("illegal command state move ") +
+			    CmdStateName(from) + " -> " + CmdStateName(to));
 	}
 
 	void Fail(const std::string &why)
@@ -165,8 +168,8 @@ private:
 	{
 		if (p_.use_srq)
 			srq_ = std::make_unique<FakeSrq>(p_.credits + 2);
-		ChannelConfig cfg = Harness::Config(p_.credits, p_.sq_size,
-						    p_.send_ctx_limit);
+		ChannelConfig cfg =
+		    Harness::Config(p_.credits, p_.sq_size, p_.send_ctx_limit);
 		cfg.state_observer = &Checker::ObserveState;
 		cfg.state_observer_cookie = this;
 		h_ = std::make_unique<Harness>(cfg, srq_.get());
@@ -217,7 +220,8 @@ private:
 
 	bool CanSend() const
 	{
-		return !closing_ && held_ > 0 && to_target_.size() < 2 * p_.credits;
+		return !closing_ && held_ > 0 &&
+		       to_target_.size() < 2 * p_.credits;
 	}
 	void Send()
 	{
@@ -291,9 +295,9 @@ private:
 	void Complete()
 	{
 		const PostedWr &wr = h_->sq.front();
-		const bool ok = !closing_ &&
-				!(wr.kind == WrKind::kRdmaRead && Percent(2));
-		Log(std::string(wr.kind == WrKind::kResponse	? "send"
+		const bool ok =
+		    !closing_ && !(wr.kind == WrKind::kRdmaRead && Percent(2));
+		Log(std::string(wr.kind == WrKind::kResponse   ? "send"
 				: wr.kind == WrKind::kRdmaRead ? "rdma read"
 							       : "zlw") +
 		    " completion tag " + std::to_string(wr.tag) +
@@ -345,8 +349,7 @@ private:
 			}
 			{
 				const uint32_t n =
-					c.imm ? 0
-					      : 1 + Rand(std::min(3u, Cap()));
+				    c.imm ? 0 : 1 + Rand(std::min(3u, Cap()));
 				Log("write_pending tag " + tag + " n " +
 				    std::to_string(n));
 				Status st = h_->core.WritePending(*s, n);
@@ -362,7 +365,8 @@ private:
 			}
 			return;
 		case Phase::kExecuting:
-			Respond(s, c, c.is_write ? 0 : Rand(std::min(3u, Cap())),
+			Respond(s, c,
+				c.is_write ? 0 : Rand(std::min(3u, Cap())),
 				QueueFullPolicy::kReturnQueueFull);
 			return;
 		case Phase::kResponded:
@@ -544,7 +548,8 @@ private:
 		if (!closing_) {
 			int64_t wire_ius = 0, wire_delta = 0;
 			for (const WireIu &iu : to_target_)
-				if (iu.opcode == kOpCmd || iu.opcode == kOpTskMgmt)
+				if (iu.opcode == kOpCmd ||
+				    iu.opcode == kOpTskMgmt)
 					wire_ius++;
 			for (const PostedWr &wr : h_->sq)
 				if (wr.kind == WrKind::kResponse &&
@@ -554,14 +559,12 @@ private:
 					    st.in_flight + st.owed;
 			if (sum != p_.credits)
 				return Fail(
-					"credits not conserved: held " +
-					std::to_string(held_) + " wire IUs " +
-					std::to_string(wire_ius) +
-					" wire delta " +
-					std::to_string(wire_delta) +
-					" in flight " +
-					std::to_string(st.in_flight) +
-					" owed " + std::to_string(st.owed));
+				    "credits not conserved: held " +
+				    std::to_string(held_) + " wire IUs " +
+				    std::to_string(wire_ius) + " wire delta " +
+				    std::to_string(wire_delta) + " in flight " +
+				    std::to_string(st.in_flight) + " owed " +
+				    std::to_string(st.owed));
 			if (st.req_lim != held_ + wire_ius + wire_delta)
 				return Fail("target's req_lim " +
 					    std::to_string(st.req_lim) +
@@ -570,7 +573,8 @@ private:
 		/* FIFO: what the target core got is a prefix of arrivals. */
 		const auto served = h_->ServedTags();
 		if (!rtu_done_ && !served.empty())
-			return Fail("IU served while the channel is connecting");
+			return Fail(
+			    "IU served while the channel is connecting");
 		if (served.size() > received_.size())
 			return Fail("served an IU that never arrived");
 		for (size_t i = 0; i < served.size(); i++)
@@ -583,7 +587,7 @@ private:
 			return Fail(why);
 		uint32_t wrs = 0;
 		for (const PostedWr &wr : h_->sq)
-			wrs += wr.kind == WrKind::kResponse ? 1 + wr.n
+			wrs += wr.kind == WrKind::kResponse   ? 1 + wr.n
 			       : wr.kind == WrKind::kRdmaRead ? wr.n
 							      : 0;
 		if (wrs != st.sq_capacity - st.sq_avail)
@@ -649,7 +653,7 @@ private:
 		g_cov.queue_full += st.queue_full;
 		g_cov.deferred += st.responses_deferred;
 		g_cov.max_wait_depth =
-			std::max<uint64_t>(g_cov.max_wait_depth, st.wait_max_depth);
+		    std::max<uint64_t>(g_cov.max_wait_depth, st.wait_max_depth);
 		if (!cmds_.empty())
 			return Fail("commands left at release");
 		if (!release_ready_)
@@ -701,7 +705,7 @@ Params ParamsFor(uint64_t seed)
 	Params p;
 	p.credits = 1 + static_cast<uint32_t>(r() % 6);
 	p.send_ctx_limit =
-		r() % 3 == 0 ? 1 + static_cast<uint32_t>(r() % p.credits) : 0;
+	    r() % 3 == 0 ? 1 + static_cast<uint32_t>(r() % p.credits) : 0;
 	p.sq_size = 3 + static_cast<uint32_t>(r() % 8);
 	p.use_srq = r() % 2 == 0;
 	p.steps = 100 + static_cast<uint32_t>(r() % 300);

@@ -6,8 +6,10 @@
 #include "channel_harness.hpp"
 #include "test_support.hpp"
 
-namespace srpt::test {
-namespace {
+namespace srpt::test
+{
+namespace
+{
 
 TEST(IoctxRing, InitAllocatesZeroedBuffersAndDestroyFreesAll)
 {
@@ -38,7 +40,7 @@ TEST(IoctxRing, EveryAllocationFailureUnwindsCompletely)
 		SendRing ring;
 		host::FailNthAllocation(nth);
 		EXPECT_EQ(ring.Init(4, 64, Gfp::kKernel), Status::kNoMemory)
-			<< "failure " << nth;
+		    << "failure " << nth;
 		host::FailNthAllocation(0);
 		EXPECT_TRUE(ring.empty());
 		EXPECT_EQ(host::OutstandingAllocations(), before);
@@ -102,7 +104,8 @@ TEST(IuClass, OpcodesAndImmediateData)
 	EXPECT_FALSE(ClassifySrpIu(iu, 16).keeps_buffer);
 	iu[5] = 0x31; /* data-out immediate, data-in direct */
 	EXPECT_TRUE(ClassifySrpIu(iu, 16).keeps_buffer);
-	EXPECT_FALSE(ClassifySrpIu(iu, 5).keeps_buffer) << "byte 5 not received";
+	EXPECT_FALSE(ClassifySrpIu(iu, 5).keeps_buffer)
+	    << "byte 5 not received";
 	iu[5] = 0x13; /* data-in nibble 3 is not immediate data-out */
 	EXPECT_FALSE(ClassifySrpIu(iu, 16).keeps_buffer);
 	iu[0] = kOpTskMgmt;

@@ -7,8 +7,10 @@
  */
 #include "channel_harness.hpp"
 
-namespace srpt::test {
-namespace {
+namespace srpt::test
+{
+namespace
+{
 
 /* A live channel with @credits credits, all used by commands 1..credits. */
 struct FullChannel : Harness {
@@ -99,7 +101,7 @@ TEST(SendCompletionRace, NonCommandIuBehindWaitingCommandKeepsItsPlace)
 	FullChannel h(2);
 	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
 	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
-	h.Deliver(kOpCmd, 3);	   /* waits for a send context */
+	h.Deliver(kOpCmd, 3);	  /* waits for a send context */
 	h.Deliver(kOpILogout, 4); /* needs none, but must not overtake */
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
 	h.CompleteNext();

@@ -6,8 +6,10 @@
  */
 #include "channel_harness.hpp"
 
-namespace srpt::test {
-namespace {
+namespace srpt::test
+{
+namespace
+{
 
 struct Item {
 	int id = 0;
@@ -83,8 +85,8 @@ TEST(ChannelWaitList, IusWaitWhileConnectingThenServedInOrder)
 	for (const Served &sv : h.served)
 		ASSERT_EQ(h.Respond(sv.s, 0,
 				    sv.kind == IuKind::kTaskMgmt
-					    ? QueueFullPolicy::kDefer
-					    : QueueFullPolicy::kReturnQueueFull),
+					? QueueFullPolicy::kDefer
+					: QueueFullPolicy::kReturnQueueFull),
 			  Status::kOk);
 	while (!h.sq.empty())
 		h.CompleteNext();

@@ -46,7 +46,8 @@
 #include <stdint.h>
 #include <utility>
 
-namespace srpt {
+namespace srpt
+{
 
 /* The data path's view of the channel. */
 enum class ChannelPhase : uint8_t {
@@ -56,6 +57,7 @@ enum class ChannelPhase : uint8_t {
 	kReleased,   /* Release() ran: nothing may arrive any more */
 };
 
+/* clang-format off */
 inline constexpr bool kPhaseTransitions[4][4] = {
 	/*               Conn   Live   Closing Released */
 	/* kConnecting */ { false, true, true, false },
@@ -63,6 +65,7 @@ inline constexpr bool kPhaseTransitions[4][4] = {
 	/* kClosing */	  { false, false, false, true },
 	/* kReleased */	  { false, false, false, false },
 };
+/* clang-format on */
 
 constexpr bool IsLegalTransition(ChannelPhase from, ChannelPhase to)
 {
@@ -149,6 +152,7 @@ struct ChannelStats {
  * The environment. Post* hooks run with the channel lock held; the others
  * without it. References passed to hooks stay valid for the call only.
  */
+/* clang-format off */
 template <typename E>
 concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
 			      uint32_t n, int32_t delta) {
@@ -188,9 +192,11 @@ concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
 	/* Schedules ProcessWaitList() in process context (a work item). */
 	{ e.KickWaitList() } -> std::same_as<void>;
 };
+/* clang-format on */
 
 template <typename Env>
-class ChannelCore {
+class ChannelCore
+{
 	static_assert(ChannelEnv<Env>, "Env does not provide the hooks");
 
 public:
@@ -240,8 +246,8 @@ public:
 		if (cfg.state_observer) {
 			for (uint32_t i = 0; i < send_ring_.size(); i++)
 				send_ring_[i].SetStateObserver(
-					cfg.state_observer,
-					cfg.state_observer_cookie);
+				    cfg.state_observer,
+				    cfg.state_observer_cookie);
 		}
 		SpinLockGuard guard(lock_);
 		pool_.Init(send_ring_, cfg.send_ctx_limit);
@@ -401,8 +407,8 @@ public:
 	{
 		IuClass cls;
 		if (ok) {
-			r.byte_len_ = byte_len <= r.buf_size_ ? byte_len
-							      : r.buf_size_;
+			r.byte_len_ =
+			    byte_len <= r.buf_size_ ? byte_len : r.buf_size_;
 			cls = env_.ClassifyIu(r);
 		}
 		SpinLockGuard guard(lock_);
@@ -420,8 +426,9 @@ public:
 		r.class_ = cls;
 		if (ConsumesCredit(cls.kind) && !ledger_.Consume() &&
 		    ledger_.violations() == 1)
-			SRPT_WARNING(name_, "initiator sent an IU without credit"
-					    " (req_lim %d)",
+			SRPT_WARNING(name_,
+				     "initiator sent an IU without credit"
+				     " (req_lim %d)",
 				     ledger_.req_lim());
 		if (phase_ == ChannelPhase::kClosing ||
 		    phase_ == ChannelPhase::kReleased) {
@@ -698,13 +705,13 @@ private:
 				if (!s)
 					break;
 				(void)s->state_.TransitionTo(
-					kind == IuKind::kCmd ? CmdState::kNew
-							     : CmdState::kMgmt);
+				    kind == IuKind::kCmd ? CmdState::kNew
+							 : CmdState::kMgmt);
 				s->holds_credit_ = true;
 			}
 			(void)wait_.Pop();
-			const bool held = s && kind == IuKind::kCmd &&
-					  r->class_.keeps_buffer;
+			const bool held =
+			    s && kind == IuKind::kCmd && r->class_.keeps_buffer;
 			if (held) {
 				s->recv_ = r;
 				r->state_ = RecvState::kHeldByCmd;
@@ -805,8 +812,8 @@ private:
 		s.holds_credit_ = false;
 		s.posted_wrs_ = 1 + n_rdma_writes;
 		(void)s.state_.TransitionTo(s.state_.Is(CmdState::kMgmt)
-						    ? CmdState::kMgmtRspSent
-						    : CmdState::kCmdRspSent);
+						? CmdState::kMgmtRspSent
+						: CmdState::kCmdRspSent);
 		return Status::kOk;
 	}
 

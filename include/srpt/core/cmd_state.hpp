@@ -30,7 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
 enum class CmdState : uint8_t {
 	kFree,	      /* in the channel's pool of send contexts */
@@ -45,12 +46,16 @@ enum class CmdState : uint8_t {
 
 inline constexpr size_t kCmdStateCount = 8;
 
-constexpr size_t ToIndex(CmdState s) { return static_cast<size_t>(s); }
+constexpr size_t ToIndex(CmdState s)
+{
+	return static_cast<size_t>(s);
+}
 
 /*
  * kCmdTransitions[from][to]: whether the move from -> to is legal. Written
  * out in full so that a reviewer reads the whole machine in one place.
  */
+/* clang-format off */
 inline constexpr bool kCmdTransitions[kCmdStateCount][kCmdStateCount] = {
 	/*                 Free   New    NeedD  DataIn CRspS  Mgmt   MRspS  Done */
 	/* kFree */	 { false, true,  false, false, false, true,  false, false },
@@ -62,6 +67,7 @@ inline constexpr bool kCmdTransitions[kCmdStateCount][kCmdStateCount] = {
 	/* kMgmtRspSent */ { false, false, false, false, false, false, false, true  },
 	/* kDone */	 { true,  false, false, false, false, false, false, false },
 };
+/* clang-format on */
 
 constexpr bool IsLegalTransition(CmdState from, CmdState to)
 {
@@ -75,7 +81,8 @@ const char *CmdStateName(CmdState s);
  * calls it with its lock held. A test may install an observer that sees
  * every attempted move.
  */
-class CmdStateMachine {
+class CmdStateMachine
+{
 public:
 	using Observer = void (*)(void *cookie, CmdState from, CmdState to,
 				  bool legal);

@@ -5,8 +5,8 @@
  *
  * Credits (SRP r16a 5.5.3 "request limit"). LOGIN_RSP grants the initiator
  * `initial` credits; every SRP_CMD or SRP_TSK_MGMT costs it one; every
- * response gives back REQ_LIM_DELTA. The ledger splits the fixed total into three parts and the
- * identity
+ * response gives back REQ_LIM_DELTA. The ledger splits the fixed total into
+ * three parts and the identity
  *
  *     initial == req_lim + in_flight + owed
  *
@@ -31,9 +31,11 @@
 #include <srpt/log.hpp>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
-class CreditLedger {
+class CreditLedger
+{
 public:
 	/* LOGIN_RSP: the initiator starts with @initial credits. */
 	void Grant(int32_t initial)
@@ -93,7 +95,8 @@ public:
 		owed_ += delta;
 	}
 
-	/* A request ends without a response: its credit goes to the next one. */
+	/* A request ends without a response: its credit goes to the next one.
+	 */
 	void WriteOff()
 	{
 		SRPT_WARN_ON(in_flight_ <= 0);
@@ -105,8 +108,8 @@ public:
 	{
 		return req_lim_ + in_flight_ + owed_ == initial_ &&
 		       static_cast<int64_t>(granted_total_) -
-				       static_cast<int64_t>(consumed_total_) ==
-			       req_lim_;
+			       static_cast<int64_t>(consumed_total_) ==
+			   req_lim_;
 	}
 
 	int32_t initial() const { return initial_; }
@@ -127,7 +130,8 @@ private:
 	uint64_t violations_ = 0;
 };
 
-class SqBudget {
+class SqBudget
+{
 public:
 	void Init(uint32_t capacity)
 	{

@@ -24,7 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
 template <typename Env>
 class ChannelCore;
@@ -89,7 +90,8 @@ struct IuClass {
 	bool keeps_buffer = false;
 };
 
-class RecvCtx {
+class RecvCtx
+{
 public:
 	RecvCtx() = default;
 	RecvCtx(const RecvCtx &) = delete;
@@ -132,7 +134,8 @@ private:
 	IuClass class_;
 };
 
-class SendCtx {
+class SendCtx
+{
 public:
 	SendCtx() = default;
 	SendCtx(const SendCtx &) = delete;
@@ -144,7 +147,8 @@ public:
 	CmdState state() const { return state_.state(); }
 	/* Receive context whose buffer the command still reads, or nullptr. */
 	RecvCtx *recv() const { return recv_; }
-	/* Send-queue slots taken by WRs posted for this context, not completed. */
+	/* Send-queue slots taken by WRs posted for this context, not completed.
+	 */
 	uint32_t posted_wrs() const { return posted_wrs_; }
 	bool holds_credit() const { return holds_credit_; }
 
@@ -190,7 +194,8 @@ private:
  * single block of srq_size * 8 KiB would not be kmalloc-able).
  */
 template <typename Ctx>
-class IoctxRing {
+class IoctxRing
+{
 public:
 	IoctxRing() = default;
 	~IoctxRing() { SRPT_WARN_ON(ctxs_ != nullptr); }
@@ -215,7 +220,8 @@ public:
 			new (&ctxs_[i]) Ctx();
 		count_ = count;
 		for (uint32_t i = 0; i < count; i++) {
-			auto *buf = static_cast<uint8_t *>(Allocate(buf_size, gfp));
+			auto *buf =
+			    static_cast<uint8_t *>(Allocate(buf_size, gfp));
 			if (!buf) {
 				Destroy();
 				return Status::kNoMemory;

@@ -12,7 +12,8 @@
 #include <srpt/core/ioctx_ring.hpp>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
 /*
  * Classifies the first @len bytes of a received IU: byte 0 is the SRP

@@ -16,9 +16,11 @@
 #include <srpt/log.hpp>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
-class SendCtxPool {
+class SendCtxPool
+{
 public:
 	SendCtxPool() = default;
 	SendCtxPool(const SendCtxPool &) = delete;

@@ -16,10 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
 template <typename T, ListNode T::*Node>
-class WaitList {
+class WaitList
+{
 public:
 	WaitList() = default;
 	WaitList(const WaitList &) = delete;
