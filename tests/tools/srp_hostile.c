@@ -482,8 +482,10 @@ static int send_iu(struct conn *c, uint8_t *buf, uint32_t len)
 				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *badwr;
 	c->snext++;
 	if (c->state != 1) return -1;
-	if (len && (buf[0] == SRP_CRED_RSP || buf[0] == SRP_AER_RSP)) ;
-	else c->credits--;
+	/* only SRP_CMD and SRP_TSK_MGMT cost a credit (as ib_srp counts);
+	 * a truncated IU that starts with one of them still does */
+	if (len && (buf[0] == SRP_CMD || buf[0] == SRP_TSK_MGMT))
+		c->credits--;
 	c->sent++;
 	int r = ibv_post_send(c->id->qp, &wr, &badwr);
 	if (r) { vlog("post_send: %s", strerror(r)); c->qp_error = true; }

@@ -60,7 +60,7 @@ step "hostile: $ncases case(s), SRPT=$SRPT, legitimate check every $HOSTILE_LEGI
 HOSTILE_BAD='WARNING|\bBUG\b|Oops|refcount_t|refcount|list_add corruption|list_del corruption|general protection|KASAN|UBSAN|Call Trace|hung_task|blocked for more than|Kernel panic|page allocation failure|kernel BUG'
 CRASH_RE='Oops|\bBUG\b|Kernel panic|general protection|kernel BUG'
 
-rc_qps() { rdma res show qp 2>/dev/null | grep -c 'type RC'; }
+rc_qps() { timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC'; }
 # legit: ib_srp login, 1 MiB dd+cmp on LUN 0, logout; in a subshell with a
 # time limit (lib.sh's helpers end with exit on failure).
 legit_check() {
@@ -97,7 +97,7 @@ for c in $sel; do
 	det=$(echo "$line" | sed -n 's/.* detail="\(.*\)"$/\1/p')
 	# channels: every RC QP of the case must go away (ours at exit, the
 	# target's after its release work)
-	if wait_for 30 "rc qps" sh -c "[ \$(rdma res show qp 2>/dev/null | grep -c 'type RC') = 0 ]"; then chans=released; else chans="left($(rc_qps))"; fi
+	if wait_for 30 "rc qps" sh -c "[ \$(timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC') = 0 ]"; then chans=released; else chans="left($(rc_qps))"; fi
 	sleep 0.5
 	dmesg | tail -n +$((dmesg_mark + 1)) >"$OUT/cases/$c.dmesg"
 	dmesg_mark=$(dmesg | wc -l)
@@ -135,7 +135,7 @@ if [ -z "$stop" ] && [ "$HOSTILE_FUZZ_SECONDS" -gt 0 ]; then
 	timeout -k 5 $((HOSTILE_FUZZ_SECONDS + 120)) "$TOOL" --fuzz "$HOSTILE_FUZZ_SEED" --seconds "$HOSTILE_FUZZ_SECONDS" "${TARGS[@]}" \
 		2>"$OUT/fuzz.err" | tee "$OUT/fuzz.txt"
 	frc=${PIPESTATUS[0]}
-	wait_for 60 "rc qps" sh -c "[ \$(rdma res show qp 2>/dev/null | grep -c 'type RC') = 0 ]" || echo "fuzz: channels left: $(rc_qps)"
+	wait_for 60 "rc qps" sh -c "[ \$(timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC') = 0 ]" || echo "fuzz: channels left: $(rc_qps)"
 	dmesg | tail -n +$((dmesg_mark + 1)) >"$OUT/fuzz.dmesg"
 	fbad=$(grep -E "$HOSTILE_BAD" "$OUT/fuzz.dmesg" | head -3)
 	if legit_check fuzz && [ -z "$fbad" ] && [ "$frc" = 0 ]; then
