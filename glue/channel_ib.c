@@ -7,7 +7,6 @@
  * recover the context from wc->wr_cqe, quiet on flush errors, one call.
  */
 #include <linux/delay.h>
-#include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -17,16 +16,6 @@
 #include "glue.h"
 
 #define SRPT_MIN_SQ_SIZE 16
-
-static unsigned int srpt_test_send_ctx_limit;
-module_param(srpt_test_send_ctx_limit, uint, 0644);
-MODULE_PARM_DESC(srpt_test_send_ctx_limit,
-		 "For testing only: number of send contexts of new channels (0: one per credit). A value below the credits makes IUs wait for send contexts (see docs/data-path.md).");
-
-uint32_t srpt_dp_test_send_ctx_limit(void)
-{
-	return READ_ONCE(srpt_test_send_ctx_limit);
-}
 
 void srpt_dp_msleep(uint32_t ms)
 {

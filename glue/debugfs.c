@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Data-path module setup and per-channel observability:
+ * Data-path module setup, the test knob, and per-channel observability:
  * /sys/kernel/debug/ib_srpt/<session>-<channel id>/stats shows the
  * channel's state, credits, send contexts, send-queue budget and wait-list
  * counters (srpt_core_dp_get_stats). debugfs serializes removal against
@@ -13,6 +13,19 @@
 #include "glue.h"
 
 static struct dentry *srpt_debugfs_root;
+
+/*
+ * For testing only (not a module parameter: the module keeps exactly the
+ * in-tree parameters): /sys/kernel/debug/ib_srpt/test_send_ctx_limit, the
+ * number of send contexts of channels created afterwards (0: one per
+ * credit). A value below the credits makes IUs wait for send contexts.
+ */
+static u32 srpt_test_send_ctx_limit;
+
+uint32_t srpt_dp_test_send_ctx_limit(void)
+{
+	return READ_ONCE(srpt_test_send_ctx_limit);
+}
 
 static int srpt_stats_show(struct seq_file *m, void *unused)
 {
@@ -69,6 +82,8 @@ int srpt_glue_dp_init(void)
 	if (ret)
 		return ret;
 	srpt_debugfs_root = debugfs_create_dir("ib_srpt", NULL);
+	debugfs_create_u32("test_send_ctx_limit", 0644, srpt_debugfs_root,
+			   &srpt_test_send_ctx_limit);
 	return 0;
 }
 

@@ -264,7 +264,7 @@ void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
 
 /* ---- kernel services of the data path (glue) ------------------------ */
 
-/* Test knob: srpt_test_send_ctx_limit module parameter (0 = off). */
+/* Test knob: debugfs ib_srpt/test_send_ctx_limit (0 = off). */
 uint32_t srpt_dp_test_send_ctx_limit(void);
 /*
  * debugfs directory <name>-<id> of a channel with its "stats" file; NULL

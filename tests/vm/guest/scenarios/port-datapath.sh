@@ -2,7 +2,7 @@
 # Scenario port-datapath (SRPT=port): the data-path checks of issue 6 that
 # e2e does not make, read from the port's debugfs counters
 # (/sys/kernel/debug/ib_srpt/<session>-<id>/stats, docs/data-path.md):
-#  1. the wait list in the real kernel: srpt_test_send_ctx_limit=4 gives
+#  1. the wait list in the real kernel: debugfs test_send_ctx_limit 4 gives
 #     each channel 4 send contexts for 128 credits; fio at QD 64 must make
 #     IUs wait (ius_waited > 0), every one is served (fio verify), and once
 #     idle no credit is lost (req_lim == credits, nothing in flight, every
@@ -26,7 +26,7 @@ set_rdma_cm_port
 LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 DBG=/sys/kernel/debug/ib_srpt
-KNOB=/sys/module/ib_srpt/parameters/srpt_test_send_ctx_limit
+KNOB=$DBG/test_send_ctx_limit
 [ -w "$KNOB" ] || fail "no test knob $KNOB"
 
 stat_of() { awk -v k="$2" '$1==k{print $2}' "$1"; }
@@ -61,9 +61,9 @@ check_credits() {
 step "1. wait list: 4 send contexts per channel, fio QD 64"
 echo 4 >"$KNOB"
 srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
-[ -n "$(ls "$DBG" 2>/dev/null)" ] || fail "no channel under $DBG"
+[ -n "$(ls "$DBG"/*/stats 2>/dev/null)" ] || fail "no channel under $DBG"
 show_stats
-[ "$(stat_sum send_ctx_total)" -le $((4 * $(ls "$DBG" | wc -l))) ] || fail "test knob ignored"
+[ "$(stat_sum send_ctx_total)" -le $((4 * $(ls "$DBG"/*/stats | wc -l))) ] || fail "test knob ignored"
 fio --name=waitlist --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=64 \
 	--rw=randwrite --bs=4k --size=16M --verify=crc32c --do_verify=1 --verify_fatal=1 \
 	--output="$OUT/fio-waitlist.txt" >/dev/null 2>&1 || { cat "$OUT/fio-waitlist.txt"; fail "fio verify with 4 send contexts"; }
@@ -127,7 +127,7 @@ slab1=$(awk '/^Slab:/{print $2}' /proc/meminfo)
 echo "ib_srpt refcnt $refcnt0 -> $refcnt1, Slab ${slab0} kB -> ${slab1} kB" | tee "$OUT/relogin.txt"
 [ "$refcnt0" = "$refcnt1" ] || fail "module refcount $refcnt0 -> $refcnt1 after $RELOGINS relogins"
 [ $((slab1 - slab0)) -lt 2048 ] || fail "slab grew by $((slab1 - slab0)) kB over $RELOGINS relogins"
-[ -z "$(ls "$DBG" 2>/dev/null)" ] || fail "debugfs entries left: $(ls "$DBG")"
+[ -z "$(ls "$DBG"/*/stats 2>/dev/null)" ] || fail "debugfs entries left: $(ls "$DBG")"
 ok "$RELOGINS relogins: refcount and slab back to baseline"
 
 target_teardown

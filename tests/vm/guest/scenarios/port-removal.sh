@@ -34,7 +34,7 @@ grep -E 'err=' "$OUT/fio-removal.txt" | head -2
 wait_target_idle 30
 if [ "$SRPT" = port ]; then
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	[ -z "$(ls /sys/kernel/debug/ib_srpt 2>/dev/null)" ] || fail "channels left: $(ls /sys/kernel/debug/ib_srpt)"
+	[ -z "$(ls /sys/kernel/debug/ib_srpt/*/stats 2>/dev/null)" ] || fail "channels left: $(ls /sys/kernel/debug/ib_srpt)"
 	ok "no channel left in debugfs"
 fi
 wait_for 30 "initiator hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
