@@ -214,5 +214,30 @@ TEST(SendCompletionRace, ShrunkPoolMakesIusWaitWithCreditsLeft)
 	h.Teardown();
 }
 
+/* Rings are sized at login: nothing on the I/O path allocates. */
+TEST(SendCompletionRace, IoPathNeverAllocates)
+{
+	FullChannel h(2);
+	h.put_releases = false;
+	const size_t calls = host::AllocationCalls();
+	for (uint64_t t = 3; t < 40; t++) {
+		SendCtx *s = h.served[h.served.size() - 2].s;
+		ASSERT_EQ(h.Respond(s, 1), Status::kOk);
+		h.Deliver(kOpCmd, t); /* waits: no context free */
+		h.CompleteNext();
+		h.DropLastRef(s); /* kick */
+		h.RunWork();
+		ASSERT_EQ(h.served.back().tag, t);
+	}
+	EXPECT_EQ(host::AllocationCalls(), calls);
+	EXPECT_GT(h.kicks, 30);
+	h.put_releases = true;
+	for (size_t i = h.served.size() - 2; i < h.served.size(); i++)
+		ASSERT_EQ(h.Respond(h.served[i].s), Status::kOk);
+	h.CompleteNext();
+	h.CompleteNext();
+	h.Teardown();
+}
+
 } // namespace
 } // namespace srpt::test
