@@ -667,7 +667,7 @@ static void m_res(struct conn_opts *o) { o->reserved_junk = true; }
 
 static const struct lcase lcases[] = {
 	{ "login_ok", "valid login (control): LOGIN_RSP, then a TUR is answered", m_none, true },
-	{ "login_short_pdata", "RDMA/CM private data 40 bytes (< 56): reject", m_short, false },
+	{ "login_short_pdata", "RDMA/CM private data 40 bytes: the CM pads to 56 with zeros, target_port_id tail 0: LOGIN_REJ 0x10003", m_short, false },
 	{ "login_bad_opcode", "login opcode 0x02 (SRP_CMD): reject", m_opcode, false },
 	{ "login_opcode_t2i", "login opcode 0xc0 (LOGIN_RSP): reject", m_opcode_rsp, false },
 	{ "login_iu_len_0", "req_it_iu_len 0: LOGIN_REJ 0x10002", m_iu0, false },
@@ -680,7 +680,7 @@ static const struct lcase lcases[] = {
 	{ "login_mca_2", "multichannel action 2 (reserved): reject", m_mca2, false },
 	{ "login_flags_reserved", "reserved req_flags bits 0x7c: reject or ignore", m_flags_res, true },
 	{ "login_imm_offset_small", "immediate data requested at offset 20 (< 48): reject or no IMMED_SUPP", m_imm_small, true },
-	{ "login_imm_offset_odd", "immediate data offset 69 (unaligned): reject or no IMMED_SUPP", m_imm_odd, true },
+	{ "login_imm_offset_odd", "immediate data offset 69 (unaligned): accept (data realigned), reject, or no IMMED_SUPP", m_imm_odd, true },
 	{ "login_imm_offset_past_iu", "immediate data offset 8260 = it_iu_len: reject or no IMMED_SUPP", m_imm_past, true },
 	{ "login_imm_offset_ffff", "immediate data offset 0xffff: reject or no IMMED_SUPP", m_imm_ffff, true },
 	{ "login_imm_small_iu", "it_iu_len 64 with immediate data offset 68: reject or no IMMED_SUPP", m_imm_small_iu, true },
@@ -703,7 +703,7 @@ static void run_login_case(const struct lcase *lc)
 	if (c->state == 1) {
 		bool imm = c->lflags & 0x80;
 		if (!lc->may_accept) bad("login with an invalid field accepted");
-		if (imm && (o.imm_off < CMD_LEN || o.imm_off >= o.it_iu_len || (o.imm_off & 3)))
+		if (imm && (o.imm_off < CMD_LEN || o.imm_off >= o.it_iu_len))
 			bad("IMMED_SUPP granted for an impossible immediate data offset %u (it_iu_len %u)", o.imm_off, o.it_iu_len);
 		if (c->max_ti != 0 && c->max_ti < 64 && o.it_iu_len >= 64)
 			detail("max_ti_iu_len %u", c->max_ti);
