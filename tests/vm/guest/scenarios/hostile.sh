@@ -5,7 +5,8 @@
 # for rxe1's GID 0, RDMA/CM on $TGT_IP4:5555). After every case:
 #   - dmesg has no new WARNING/BUG/Oops/refcount/list corruption/... lines;
 #   - the target released the case's channels (no RC QP left);
-#   - every HOSTILE_LEGIT_EVERY cases, after any failing case and at the end,
+#   - every HOSTILE_LEGIT_EVERY cases, after any suspicious case (dmesg,
+#     channels left, stuck/unanswered command, tool error) and at the end,
 #     a legitimate ib_srp login + 1 MiB dd+cmp + logout works.
 # A kernel Oops/BUG or a dead target ends the loop (the remaining cases are
 # "not run"): the host side (tests/vm/hostile-compare.sh) boots a new guest
@@ -74,6 +75,13 @@ legit_check() {
 	' legit "$LOGIN" >"$OUT/cases/legit-$tag.txt" 2>&1
 }
 
+# target health in doubt after a case: legitimate check even off-period
+suspicious() {
+	[ "$dm" != clean ] || [ "$chans" != released ] && return 0
+	case $verdict in ok|bad) ;; *) return 0;; esac
+	echo "$outcome" | grep -qE 'stuck|no_rsp|tool_exit|timeout'
+}
+
 dmesg_mark=$(dmesg | wc -l)
 passed=0 failed=0 notrun=0 i=0 stop=
 : >"$OUT/hostile-results.tsv"
@@ -110,7 +118,7 @@ for c in $sel; do
 	legit=-
 	if grep -qE "$CRASH_RE" "$OUT/cases/$c.dmesg"; then
 		stop="kernel crash in case $c"
-	elif [ "$result" = FAIL ] || [ $((i % HOSTILE_LEGIT_EVERY)) = 0 ] || [ "$i" = "$ncases" ]; then
+	elif suspicious || [ $((i % HOSTILE_LEGIT_EVERY)) = 0 ] || [ "$i" = "$ncases" ]; then
 		if legit_check "$c"; then legit=ok; else
 			legit=FAILED; result=FAIL
 			reason="${reason:+$reason; }legitimate ib_srp login + dd+cmp failed: $(grep -a 'FAIL:' "$OUT/cases/legit-$c.txt" | tail -1 | sed 's/.*FAIL: //' | cut -c1-100)"
