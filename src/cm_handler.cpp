@@ -287,13 +287,6 @@ extern "C" void srpt_core_dp_zlw_done(void *core_ch, bool ok)
 	AsChannel(core_ch)->OnZlwDone(ok);
 }
 
-extern "C" void srpt_core_dp_qp_fatal(void *core_ch)
-{
-	Channel *ch = AsChannel(core_ch);
-	SRPT_ERR(ch->name(), "fatal QP event: closing channel %u", ch->id());
-	(void)ch->Close();
-}
-
 extern "C" int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
 					   const struct srpt_dp_rsp *rsp)
 {

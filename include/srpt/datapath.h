@@ -185,8 +185,6 @@ void srpt_core_dp_recv_done(void *core_ch, uint32_t index, uint32_t byte_len,
 void srpt_core_dp_send_done(void *core_ch, uint32_t index, bool ok);
 void srpt_core_dp_rdma_read_done(void *core_ch, uint32_t index, bool ok);
 void srpt_core_dp_zlw_done(void *core_ch, bool ok);
-/* A fatal QP event (IB_EVENT_QP_FATAL etc.): the channel closes. */
-void srpt_core_dp_qp_fatal(void *core_ch);
 
 /* The target core's fabric callbacks for command @index (any context). */
 struct srpt_dp_rsp {
