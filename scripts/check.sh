@@ -4,14 +4,18 @@
 # line per suite and, last, the total as 'N passed, N failed'.
 #
 # CHECK_SUITES selects suites (default: all of them, in this order):
-#   deps module build unit fuzz vm
+#   deps module build unit fuzz vm-intree vm-port
+# vm-intree proves the guest scenarios on the in-tree driver; vm-port runs
+# the scenarios the port must pass (PORT_SCENARIOS).
 # A suite that cannot run is reported as failed, never as passed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
-suites=${CHECK_SUITES:-deps module build unit fuzz vm}
+suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port}
+INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost}
+PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath}
 total_pass=0 total_fail=0
 
 # Counts from a suite's log: gtest's summary, else the last plain
@@ -60,7 +64,10 @@ for suite in $suites; do
 	build) run_suite build tests/build/run.sh ;;
 	unit) run_suite unit make --no-print-directory unit ;;
 	fuzz) run_suite fuzz make --no-print-directory fuzz-smoke ;;
-	vm) run_suite vm make --no-print-directory vm-check ;;
+	vm-intree) run_suite vm-intree make --no-print-directory vm-check \
+		SRPT=intree VM_SCENARIOS="$INTREE_SCENARIOS" ;;
+	vm-port) run_suite vm-port make --no-print-directory vm-check \
+		SRPT=port VM_SCENARIOS="$PORT_SCENARIOS" ;;
 	*) echo "check: unknown suite '$suite'"; total_fail=$((total_fail + 1)) ;;
 	esac
 done
