@@ -8,13 +8,13 @@
 # Output: table on stdout; bench.csv, bench.json, bench.png and raw fio JSON
 # in $VM_ARTIFACTS/bench/ (default build/vm-artifacts/bench/).
 set -uo pipefail
+VM_TIMEOUT=${VM_TIMEOUT:-2400}   # before common.sh, which defaults it to 600
 . "$(dirname "$0")/common.sh"
 BENCH_B=${BENCH_B:-intree}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_RUNTIME=${BENCH_RUNTIME:-8}
 case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
 [ "$BENCH_ROUNDS" -ge 3 ] || die "BENCH_ROUNDS must be >= 3"
-VM_TIMEOUT=${VM_TIMEOUT:-1500}
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
 dir="$ART_BASE/bench"
@@ -35,8 +35,12 @@ wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" || hung=1
 collect "$dir"
 [ -d "$dir/guest/bench" ] && mv "$dir/guest/bench"/* "$dir/" && rm -rf "$dir/guest"
 if [ "$hung" = 1 ]; then echo "bench: FAIL: guest hung, killed after ${VM_TIMEOUT}s"; exit 1; fi
-if [ "$(cat "$dir/rc" 2>/dev/null)" != 0 ]; then
-	echo "bench: FAIL: $(grep -a 'FAIL:' "$dir/log" 2>/dev/null | tail -1 || echo 'no results from the guest')"
+rc=$(cat "$dir/rc" 2>/dev/null)
+if [ "$rc" != 0 ]; then
+	why=$(grep -a 'FAIL:' "$dir/log" 2>/dev/null | tail -1)
+	[ -n "$why" ] || why="no results from the guest (see $dir/serial.log)"
+	[ "$rc" = 124 ] && why="timed out inside the guest after $(cat "$dir/seconds")s (VM_TIMEOUT=$VM_TIMEOUT); $why"
+	echo "bench: FAIL: $why"
 	exit 1
 fi
 "$PY" "$VM_DIR/bench-report.py" "$dir" "$BENCH_B" || exit 1
