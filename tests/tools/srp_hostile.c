@@ -906,7 +906,10 @@ static void many_descs(struct conn *c, unsigned ndesc, uint8_t out_cnt, uint8_t 
 	memset(c->dbuf, 0xa5, c->dlen);
 	cdb_rw10(cdb, false, HOSTILE_LBA, (uint16_t)ndesc);
 	uint64_t tag = g_tag++;
-	b = cmd_iu(c, tag, cdb, (uint8_t)(DESC_INDIRECT << 4 | DESC_INDIRECT), out_cnt, in_cnt);
+	/* data-in only when the count fits the data-in count; above 255 the
+	 * table can only be announced by splitting it over both counts */
+	b = cmd_iu(c, tag, cdb, (uint8_t)(out_cnt ? DESC_INDIRECT << 4 | DESC_INDIRECT : DESC_INDIRECT),
+		   out_cnt, in_cnt);
 	uint32_t len = indirect(c, b, ndesc, ndesc * 16, BLK, (uint32_t)n, ndesc);
 	send_iu(c, b, len);
 	finish_iu_case(c, tag, false, opt.timeout_ms);
@@ -1212,7 +1215,7 @@ static const struct icase icases[] = {
 	{ "ind_total_mismatch", "indirect: total length 32 KiB, descriptors 2 x 512: CHECK CONDITION or transfer what the CDB says", c_ind_total_mismatch },
 	{ "ind_past_received", "indirect: 4 descriptors announced, IU truncated after 1: CHECK CONDITION", c_ind_past_received },
 	{ "ind_desc_len_0", "indirect: two descriptors of length 0: CHECK CONDITION", c_ind_desc_len_0 },
-	{ "descs_255", "255 one-block descriptors (READ 255 blocks): GOOD with every byte", c_descs_255 },
+	{ "descs_255", "255 one-block descriptors, data-in only (READ 255 blocks): GOOD with every byte (or CHECK CONDITION)", c_descs_255 },
 	{ "descs_256", "256 descriptors (counts 128+128, fmt 0x22): every byte or CHECK CONDITION", c_descs_256 },
 	{ "descs_300", "300 descriptors (counts 150+150): every byte or CHECK CONDITION", c_descs_300 },
 	{ "add_cdb_past_iu", "additional CDB length 252 in a 64-byte IU: CHECK CONDITION", c_add_cdb_past_iu },
