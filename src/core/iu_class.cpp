@@ -1,22 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <srpt/core/iu_class.hpp>
+#include <srpt/wire/srp.hpp>
+#include <stddef.h>
 
 namespace srpt
 {
 namespace
 {
 
-/* The opcodes of include/scsi/srp.h that the core tells apart. */
-enum class CoreOpcode : uint8_t {
-	kTskMgmt = 0x01,
-	kCmd = 0x02,
-	kILogout = 0x03,
-	kCredRsp = 0x41,
-	kAerRsp = 0x42,
-};
-
-constexpr uint32_t kCmdBufFmtOffset = 5;
-constexpr uint8_t kDescFormatImmediate = 3;
+/* Only the opcode and, for SRP_CMD, the data-out format are looked at. */
+constexpr uint32_t kCmdBufFmtOffset = offsetof(wire::Cmd, buf_fmt);
+constexpr uint8_t kImmediate =
+    static_cast<uint8_t>(wire::DescFormat::Immediate);
 
 } // namespace
 
@@ -25,23 +20,22 @@ IuClass ClassifySrpIu(const uint8_t *iu, uint32_t len)
 	IuClass c;
 	if (len < 1)
 		return c;
-	switch (static_cast<CoreOpcode>(iu[0])) {
-	case CoreOpcode::kCmd:
+	switch (static_cast<wire::Opcode>(iu[0])) {
+	case wire::Opcode::Cmd:
 		c.kind = IuKind::kCmd;
-		c.keeps_buffer =
-		    len > kCmdBufFmtOffset &&
-		    (iu[kCmdBufFmtOffset] >> 4) == kDescFormatImmediate;
+		c.keeps_buffer = len > kCmdBufFmtOffset &&
+				 (iu[kCmdBufFmtOffset] >> 4) == kImmediate;
 		break;
-	case CoreOpcode::kTskMgmt:
+	case wire::Opcode::TskMgmt:
 		c.kind = IuKind::kTaskMgmt;
 		break;
-	case CoreOpcode::kILogout:
+	case wire::Opcode::ILogout:
 		c.kind = IuKind::kLogout;
 		break;
-	case CoreOpcode::kCredRsp:
+	case wire::Opcode::CredRsp:
 		c.kind = IuKind::kCredRsp;
 		break;
-	case CoreOpcode::kAerRsp:
+	case wire::Opcode::AerRsp:
 		c.kind = IuKind::kAerRsp;
 		break;
 	default:
