@@ -15,7 +15,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 # Kbuild itself prints "warning:" (compilers, objtool) and "WARNING:" (modpost).
 if grep -ni 'warning' "$log" >&2; then
-	echo "build-module: the build printed warnings (see above); refusing" >&2
+	echo "build-module: the build log has diagnostics (see above); refusing" >&2
 	exit 1
 fi
-echo "build-module: $(cd "$top" && ls ib_srpt.ko) built without warnings"
+echo "build-module: $(cd "$top" && ls ib_srpt.ko) built, the log is clean"
