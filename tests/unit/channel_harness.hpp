@@ -125,6 +125,12 @@ struct Harness {
 	std::function<void(SendCtx &, RecvCtx &)> on_submit;
 	std::function<void(RecvCtx &)> on_other;
 	std::function<void(SendCtx &)> on_execute, on_fail;
+	/*
+	 * Runs first in every hand-off (SubmitCmd, SubmitTaskMgmt,
+	 * HandleOtherIu), before it is recorded: the core has dropped its
+	 * lock, other contexts may act.
+	 */
+	std::function<void()> on_handoff;
 	/* Replaces the default PutCmd behaviour (put_releases). */
 	std::function<void(SendCtx &)> on_put;
 	int kicks = 0;
@@ -326,6 +332,8 @@ inline Status FakeEnv::PostZeroLengthWrite()
 
 inline void FakeEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 {
+	if (h->on_handoff)
+		h->on_handoff();
 	h->tag_of[s.index()] = IuTag(r);
 	h->served.push_back({IuKind::kCmd, IuTag(r), &s});
 	if (h->on_submit)
@@ -334,6 +342,8 @@ inline void FakeEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 
 inline void FakeEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 {
+	if (h->on_handoff)
+		h->on_handoff();
 	h->tag_of[s.index()] = IuTag(r);
 	h->served.push_back({IuKind::kTaskMgmt, IuTag(r), &s});
 	if (h->on_submit)
@@ -342,6 +352,8 @@ inline void FakeEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 
 inline void FakeEnv::HandleOtherIu(RecvCtx &r)
 {
+	if (h->on_handoff)
+		h->on_handoff();
 	h->served.push_back({r.iu_class().kind, IuTag(r), nullptr});
 	if (h->on_other)
 		h->on_other(r);

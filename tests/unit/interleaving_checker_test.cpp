@@ -54,6 +54,8 @@ struct Params {
 	unsigned p_abort;     /* weight of aborts */
 	unsigned p_fail_post; /* % of response posts that fail */
 	bool disconnect;      /* disconnect at a random step */
+	/* % of hand-offs during which another context runs an event */
+	unsigned p_concurrent;
 };
 
 enum class Phase {
@@ -80,7 +82,7 @@ struct Coverage {
 	uint64_t schedules = 0, steps = 0, ius = 0, waited = 0, kicks = 0,
 		 queue_full = 0, deferred = 0, aborts = 0, disconnects = 0,
 		 post_failures = 0, release_before_completion = 0,
-		 max_wait_depth = 0;
+		 max_wait_depth = 0, concurrent = 0;
 };
 Coverage g_cov;
 
@@ -182,6 +184,7 @@ private:
 				Fail("send context handed out twice");
 			cmds_[&s] = c;
 		};
+		h_->on_handoff = [this] { MaybeConcurrent(); };
 		h_->on_execute = [this](SendCtx &s) {
 			cmds_[&s].phase = Phase::kExecuting;
 		};
@@ -442,6 +445,63 @@ private:
 			Fail("drain write not posted");
 	}
 
+	/*
+	 * The core drops its lock while it hands an IU to the target core:
+	 * other contexts run meanwhile. The target core (other CPUs) and the
+	 * initiator can always act; CQ events only when the hand-off runs in
+	 * the kick work item (the CQ context itself is not re-entered).
+	 */
+	void MaybeConcurrent()
+	{
+		if (nesting_ >= 2 || !Percent(p_.p_concurrent) ||
+		    !error_.empty())
+			return;
+		enum { kProg, kAbrt, kSnd, kRsp, kDlv, kCpl };
+		std::vector<int> ev;
+		if (!Actionable().empty())
+			ev.push_back(kProg);
+		if (p_.p_abort && !Abortable().empty())
+			ev.push_back(kAbrt);
+		if (CanSend())
+			ev.push_back(kSnd);
+		if (CanReceiveResponse())
+			ev.push_back(kRsp);
+		if (in_work_ && CanDeliver())
+			ev.push_back(kDlv);
+		if (in_work_ && CanComplete())
+			ev.push_back(kCpl);
+		if (ev.empty())
+			return;
+		nesting_++;
+		g_cov.concurrent++;
+		Log("  [concurrently, lock dropped]");
+		switch (ev[Rand(static_cast<unsigned>(ev.size()))]) {
+		case kProg: {
+			auto v = Actionable();
+			Progress(v[Rand(static_cast<unsigned>(v.size()))]);
+			break;
+		}
+		case kAbrt: {
+			auto v = Abortable();
+			Abort(v[Rand(static_cast<unsigned>(v.size()))]);
+			break;
+		}
+		case kSnd:
+			Send();
+			break;
+		case kRsp:
+			ReceiveResponse();
+			break;
+		case kDlv:
+			Deliver();
+			break;
+		case kCpl:
+			Complete();
+			break;
+		}
+		nesting_--;
+	}
+
 	/* Picks and runs one enabled event; false if none is enabled. */
 	bool RandomStep(bool settling)
 	{
@@ -521,7 +581,9 @@ private:
 		}
 		case kWork:
 			Log("kick work runs");
+			in_work_ = true;
 			h_->RunWork();
+			in_work_ = false;
 			break;
 		case kRtu:
 			Log("RTU");
@@ -694,6 +756,8 @@ private:
 	unsigned step_ = 0;
 	unsigned rtu_at_ = 0;
 	unsigned disconnect_at_ = ~0u;
+	int nesting_ = 0;
+	bool in_work_ = false;
 	bool rtu_done_ = false;
 	bool closing_ = false;
 	bool release_ready_ = false;
@@ -714,6 +778,7 @@ Params ParamsFor(uint64_t seed)
 	p.p_abort = static_cast<unsigned>(r() % 4);
 	p.p_fail_post = r() % 4 == 0 ? 3 : 0;
 	p.disconnect = r() % 3 == 0;
+	p.p_concurrent = r() % 2 ? 0 : 10 + static_cast<unsigned>(r() % 30);
 	return p;
 }
 
@@ -724,7 +789,8 @@ std::string Describe(const Params &p)
 	   << " sq " << p.sq_size << (p.use_srq ? " srq" : " own-rq")
 	   << " steps " << p.steps << " imm% " << p.p_imm << " write% "
 	   << p.p_write << " abort " << p.p_abort << " failpost% "
-	   << p.p_fail_post << (p.disconnect ? " disconnect" : "");
+	   << p.p_fail_post << (p.disconnect ? " disconnect" : "")
+	   << " concurrent% " << p.p_concurrent;
 	return os.str();
 }
 
@@ -760,7 +826,8 @@ TEST(InterleavingChecker, RandomSchedules)
 	std::printf("[ coverage ] %llu schedules, %llu steps, %llu IUs, %llu "
 		    "waited (max depth %llu), %llu kicks, %llu queue-full, "
 		    "%llu deferred responses, %llu aborts, %llu disconnects, "
-		    "%llu failed posts, %llu releases before completion\n",
+		    "%llu failed posts, %llu releases before completion, "
+		    "%llu events while the lock was dropped\n",
 		    (unsigned long long)g_cov.schedules,
 		    (unsigned long long)g_cov.steps,
 		    (unsigned long long)g_cov.ius,
@@ -772,7 +839,8 @@ TEST(InterleavingChecker, RandomSchedules)
 		    (unsigned long long)g_cov.aborts,
 		    (unsigned long long)g_cov.disconnects,
 		    (unsigned long long)g_cov.post_failures,
-		    (unsigned long long)g_cov.release_before_completion);
+		    (unsigned long long)g_cov.release_before_completion,
+		    (unsigned long long)g_cov.concurrent);
 	/* A checker that never reaches the interesting paths checks nothing. */
 	if (n >= 1000) {
 		EXPECT_GT(g_cov.waited, 0u);
@@ -782,6 +850,7 @@ TEST(InterleavingChecker, RandomSchedules)
 		EXPECT_GT(g_cov.aborts, 0u);
 		EXPECT_GT(g_cov.disconnects, 0u);
 		EXPECT_GT(g_cov.release_before_completion, 0u);
+		EXPECT_GT(g_cov.concurrent, 0u);
 	}
 }
 
