@@ -12,9 +12,11 @@ T0=$(date +%s.%N)
 ts() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%6.1fs", b-a}'; }
 step() { echo "[$(ts)] == $*"; }
 ok() { echo "[$(ts)] ok: $*"; }
-fail() {
-	echo "[$(ts)] FAIL: $*"
-	echo "---- last dmesg lines ----"; dmesg | tail -25
+fail() { # to stderr: still seen when a caller silences stdout
+	{
+		echo "[$(ts)] FAIL: $*"
+		echo "---- last dmesg lines ----"; dmesg | tail -25
+	} >&2
 	exit 1
 }
 # run "description" cmd...: run, show output, fail with the description.
@@ -204,6 +206,10 @@ srp_login() {
 	wait_for 10 "dev nodes" test -b "$DEV_LUN0" || fail "no $DEV_LUN0"
 	echo "login + scan took $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')s: $SRP_HOST lun0=$DEV_LUN0 lun1=$DEV_LUN1"
 	lsscsi -t 2>/dev/null | grep -i srp || lsscsi
+	# wait_target_idle relies on seeing RC QPs: make sure it is not vacuous
+	local nqp; nqp=$(rdma res show qp 2>/dev/null | grep -c "type RC")
+	[ "$nqp" -gt 0 ] || fail "logged in but 'rdma res show qp' shows no RC QP: $(rdma res show qp 2>&1 | head -3)"
+	echo "RC QPs in use: $nqp"
 	return 0
 }
 

@@ -12,8 +12,8 @@ report_done() { # on an early failure, still tell the target
 	sleep 5   # let the target fetch it
 }
 fail() {
-	echo "[$(ts)] FAIL: $*"; echo "$*" >/tmp/last_fail
-	echo "---- last dmesg lines ----"; dmesg | tail -25
+	echo "$*" >/tmp/last_fail
+	{ echo "[$(ts)] FAIL: $*"; echo "---- last dmesg lines ----"; dmesg | tail -25; } >&2
 	exit 1
 }
 trap report_done EXIT
