@@ -799,6 +799,23 @@ static void c_op_cred_rsp(struct conn *c) { raw_iu(c, 16, SRP_CRED_RSP); }
 static void c_op_aer_rsp(struct conn *c) { raw_iu(c, 16, SRP_AER_RSP); }
 static void c_op_ff(struct conn *c) { raw_iu(c, 64, 0xff); }
 
+/* GOOD for a READ must mean data arrived: a GOOD (without a data-in
+ * residual) that left the whole canary in place reports a transfer that
+ * never happened. */
+static void judge_read_good(struct conn *c, size_t expect)
+{
+	if (!g_have_hr || g_hr.status != 0 || (g_hr.flags & FLAG_RSPVALID) || !expect)
+		return;
+	size_t changed = 0;
+	for (size_t i = 0; i < expect && i < c->dlen; i++)
+		if (c->dbuf[i] != 0xa5) changed++;
+	if (changed) return;
+	if (g_hr.flags & (FLAG_DIUNDER | FLAG_DIOVER))
+		detail("GOOD with data-in residual %u and no data delivered", g_hr.di_res);
+	else
+		bad("GOOD without residual for a %zu-byte READ that delivered no data", expect);
+}
+
 /* READ(10) of `blocks` with one direct descriptor of `dlen` bytes; checks the
  * canary beyond min(CDB length, descriptor length). */
 static void read_direct(struct conn *c, uint16_t blocks, uint32_t dlen, uint32_t key, uint64_t va, bool must_answer)
@@ -822,6 +839,7 @@ static void read_direct(struct conn *c, uint16_t blocks, uint32_t dlen, uint32_t
 		bad("GOOD without DIOVER although the descriptor (%u) is shorter than the CDB's %" PRIu64 " bytes", dlen, moved);
 	if (g_have_hr && g_hr.status == 0 && dlen > moved && !(g_hr.flags & FLAG_DIUNDER))
 		detail("GOOD without DIUNDER for a descriptor longer than the transfer");
+	judge_read_good(c, allowed);
 }
 static void c_desc_len_0(struct conn *c) { read_direct(c, 1, 0, c->dmr->rkey, (uintptr_t)c->dbuf, false); }
 static void c_desc_1g(struct conn *c) { read_direct(c, 1, 1u << 30, c->dmr->rkey, (uintptr_t)c->dbuf, false); }
@@ -880,6 +898,7 @@ static void ind_read(struct conn *c, uint8_t in_cnt, uint8_t out_cnt, uint8_t fm
 	size_t lim = (size_t)iu_ndesc * each; if (lim > c->dlen) lim = c->dlen;
 	for (size_t i = moved; i < lim; i++) if (c->dbuf[i] != 0xa5) beyond++;
 	if (beyond) bad("data-in wrote %zu byte(s) beyond the %zu the command moved", beyond, moved);
+	judge_read_good(c, moved < lim ? moved : lim);
 }
 static void c_ind_count_gt_table(struct conn *c) { ind_read(c, 8, 0, DESC_INDIRECT, 1, 1, BLK, BLK, 1, 0); }
 static void c_ind_table_gt_count(struct conn *c) { ind_read(c, 1, 0, DESC_INDIRECT, 4, 4, BLK, 4 * BLK, 4, 0); }
@@ -928,21 +947,25 @@ static void c_add_cdb_past_iu(struct conn *c)
 {
 	uint8_t cdb[16]; cdb_rw10(cdb, false, HOSTILE_LBA, 1);
 	uint64_t tag = g_tag++;
+	memset(c->dbuf, 0xa5, c->dlen);
 	uint8_t *b = cmd_iu(c, tag, cdb, DESC_DIRECT, 0, 1);
 	b[31] = 0xfc; /* 252 bytes of additional CDB */
 	direct(b + 48, (uintptr_t)c->dbuf, c->dmr->rkey, BLK);
 	send_iu(c, b, 64);
 	finish_iu_case(c, tag, false, opt.timeout_ms);
+	judge_read_good(c, BLK);
 }
 static void c_add_cdb_reserved_bits(struct conn *c)
 {
 	uint8_t cdb[16]; cdb_rw10(cdb, false, HOSTILE_LBA, 1);
 	uint64_t tag = g_tag++;
+	memset(c->dbuf, 0xa5, c->dlen);
 	uint8_t *b = cmd_iu(c, tag, cdb, DESC_DIRECT, 0, 1);
 	b[31] = 0x03; /* reserved low bits only */
 	direct(b + 48, (uintptr_t)c->dbuf, c->dmr->rkey, BLK);
 	send_iu(c, b, 64);
 	finish_iu_case(c, tag, false, opt.timeout_ms);
+	judge_read_good(c, BLK);
 }
 
 static void imm_write(struct conn *c, uint32_t imm_len, uint32_t send_len, uint16_t blocks)
@@ -970,30 +993,36 @@ static void c_buf_fmt_reserved(struct conn *c)
 {
 	uint8_t cdb[16]; cdb_rw10(cdb, false, HOSTILE_LBA, 1);
 	uint64_t tag = g_tag++;
+	memset(c->dbuf, 0xa5, c->dlen);
 	uint8_t *b = cmd_iu(c, tag, cdb, 0x0f, 0, 1);
 	direct(b + 48, (uintptr_t)c->dbuf, c->dmr->rkey, BLK);
 	send_iu(c, b, 64);
 	finish_iu_case(c, tag, false, opt.timeout_ms);
+	judge_read_good(c, BLK);
 }
 static void c_imm_data_in(struct conn *c)
 {
 	/* data-in format IMM (3): only valid for data-out */
 	uint8_t cdb[16]; cdb_rw10(cdb, false, HOSTILE_LBA, 1);
 	uint64_t tag = g_tag++;
+	memset(c->dbuf, 0xa5, c->dlen);
 	uint8_t *b = cmd_iu(c, tag, cdb, DESC_IMM, 0, 1);
 	put32(b + 48, BLK);
 	send_iu(c, b, IMM_OFFSET + BLK);
 	finish_iu_case(c, tag, false, opt.timeout_ms);
+	judge_read_good(c, BLK);
 }
 static void c_bidi(struct conn *c)
 {
 	uint8_t cdb[16]; cdb_rw10(cdb, false, HOSTILE_LBA, 1);
 	uint64_t tag = g_tag++;
+	memset(c->dbuf, 0xa5, c->dlen);
 	uint8_t *b = cmd_iu(c, tag, cdb, DESC_DIRECT << 4 | DESC_DIRECT, 1, 1);
 	direct(b + 48, (uintptr_t)c->dbuf, c->dmr->rkey, BLK);
 	direct(b + 64, (uintptr_t)c->dbuf + BLK, c->dmr->rkey, BLK);
 	send_iu(c, b, 80);
 	finish_iu_case(c, tag, false, opt.timeout_ms);
+	judge_read_good(c, 2 * BLK);
 }
 static void c_unknown_lun(struct conn *c)
 {
