@@ -51,6 +51,9 @@ struct srpt_glue_send {
 	enum dma_data_direction rw_dir;
 	struct srpt_glue_rw s_rw;  /* the single-descriptor case */
 	struct srpt_glue_rw *rw;   /* s_rw or an array of n_rw */
+	struct scatterlist *sg;    /* the chained lists of all rw contexts */
+	u32 sg_cnt;
+	u32 desc_len;              /* bytes all descriptors offer */
 	u32 n_rw;
 	u32 n_rdma;                /* WRs of all rw contexts */
 	struct scatterlist imm_sg;

@@ -94,14 +94,8 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 		u32 key = get_unaligned_be32(desc + 8);
 		u32 len = get_unaligned_be32(desc + 12);
 
-		/*
-		 * Data-in pages are zeroed: when the command moves fewer
-		 * bytes than the descriptor offers (residual), the rest of
-		 * the descriptor is written with zeros, never with stale
-		 * kernel memory.
-		 */
-		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len,
-				       s->rw_dir == DMA_TO_DEVICE, i < n - 1);
+		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len, false,
+				       i < n - 1);
 		if (ret)
 			goto unwind;
 		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
@@ -121,7 +115,10 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 		prev = ctx->sg;
 		prev_nents = ctx->nents;
 		*sg_cnt += ctx->nents;
+		s->desc_len += len;
 	}
+	s->sg = *sg;
+	s->sg_cnt = *sg_cnt;
 	return 0;
 
 unwind:
@@ -154,6 +151,9 @@ static void srpt_reset_send(struct srpt_glue_send *s, u64 tag, u8 dir)
 	s->rw = NULL;
 	s->n_rw = 0;
 	s->n_rdma = 0;
+	s->sg = NULL;
+	s->sg_cnt = 0;
+	s->desc_len = 0;
 }
 
 int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
@@ -312,8 +312,19 @@ static int srpt_queue_rsp(struct se_cmd *cmd, bool status_only)
 	else if (cmd->data_direction == DMA_FROM_DEVICE)
 		rsp.dir = SRPT_DP_DIR_READ;
 	if (!status_only && cmd->data_direction == DMA_FROM_DEVICE &&
-	    cmd->data_length && s->n_rw)
+	    cmd->data_length && s->n_rw) {
+		/*
+		 * The RDMA WRITEs cover the whole descriptors. When the
+		 * command produced fewer bytes (data_length lowered by the
+		 * CDB or a short emulated response, reported as a residual),
+		 * the rest goes out as zeros, never as stale kernel memory.
+		 */
+		if (cmd->data_length < s->desc_len)
+			sg_zero_buffer(s->sg, s->sg_cnt,
+				       s->desc_len - cmd->data_length,
+				       cmd->data_length);
 		rsp.n_rdma_writes = s->n_rdma;
+	}
 	return srpt_core_dp_queue_response(s->ch->core, s->index, &rsp);
 }
 
