@@ -192,6 +192,10 @@ void *srpt_dp_debugfs_add(void *, const char *, uint32_t) { return nullptr; }
 
 void srpt_dp_debugfs_remove(void *) {}
 
-void srpt_dp_msleep(uint32_t) {}
+void srpt_dp_msleep(uint32_t)
+{
+	if (g_script.on_msleep)
+		g_script.on_msleep();
+}
 
 } // extern "C"

@@ -8,6 +8,7 @@
 #define SRPT_HOST_DATAPATH_HPP
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,8 @@ struct DataPathScript {
 	/* put_cmd calls srpt_core_dp_cmd_release (LIO's last put). */
 	bool put_releases = true;
 	uint32_t send_ctx_limit = 0;
+	/* Runs for every srpt_dp_msleep (what the kernel does meanwhile). */
+	std::function<void()> on_msleep;
 };
 
 DataPathScript &Script();
