@@ -86,6 +86,7 @@ run_driver() { # run_driver SRPT -> $OUTD/SRPT.tsv
 	remaining=$all
 	if [ -n "${HOSTILE_RESUME:-}" ] && [ -f "$tsv" ]; then
 		# keep earlier results; optional extra console logs to ingest first
+		sed -i '/\tNOTRUN\t/d' "$tsv"
 		for c in $(cut -f1 "$tsv"); do remaining=$(echo " $remaining " | sed "s/ $c / /" | xargs); done
 		boot=$(ls -d "$OUTD/$srpt"-boot* 2>/dev/null | wc -l)
 	else
@@ -98,6 +99,14 @@ run_driver() { # run_driver SRPT -> $OUTD/SRPT.tsv
 		log "$srpt boot $boot: $(echo $remaining | wc -w) case(s) left"
 		boot_guest "$srpt" "$art" "$OUTD/$srpt-boot$boot.log"
 		if ! ingest "$srpt" "$art/$srpt/hostile/serial.log" "$boot"; then
+			# a guest that died before the scenario (e.g. TCG under load:
+			# "IO-APIC + timer doesn't work!") is retried twice
+			if ! grep -aq 'HOSTILE-START\|== hostile:' "$art/$srpt/hostile/serial.log" 2>/dev/null &&
+				[ "${retries:-0}" -lt 2 ]; then
+				retries=$(( ${retries:-0} + 1 ))
+				log "$srpt boot $boot: guest died before the scenario; retry $retries"
+				continue
+			fi
 			log "$srpt boot $boot: no case ran (setup failed?): $(grep -E '^(PASS|FAIL) ' "$OUTD/$srpt-boot$boot.log" | head -1)"
 			for c in $remaining; do printf '%s\t%s\t%s\tboot%d\n' "$c" NOTRUN "setup_failed" "$boot" >>"$tsv"; done
 			remaining=
