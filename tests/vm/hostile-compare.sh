@@ -67,8 +67,19 @@ boot_guest() { # boot_guest SRPT ART LOG
 	local srpt=$1 art=$2 lg=$3 serial=$2/$1/hostile/serial.log t=0
 	VM_ARTIFACTS=$art SRPT=$srpt VMENV_HOSTILE_CASES="$remaining" "$VM_DIR/run.sh" hostile >"$lg" 2>&1 &
 	local rp=$!
+	local last=0 still=0 sz
 	while kill -0 "$rp" 2>/dev/null; do
 		sleep 5
+		# a crashed guest whose console stays silent for 240 s is hung
+		# (an in-tree Oops can leave the scenario in D state)
+		sz=$(stat -c %s "$serial" 2>/dev/null || echo 0)
+		if [ "$sz" = "$last" ]; then still=$((still + 5)); else still=0; last=$sz; fi
+		if [ "$still" -ge 240 ] && grep -aqE 'BUG:|Oops' "$serial" 2>/dev/null &&
+			[ -f "$art/$srpt/hostile/qemu.pid" ]; then
+			log "$srpt: crashed guest silent for ${still}s; killing qemu $(cat "$art/$srpt/hostile/qemu.pid")"
+			kill "$(cat "$art/$srpt/hostile/qemu.pid")" 2>/dev/null
+			still=-100000
+		fi
 		if grep -aq '^SRPT-GUEST-RESULT' "$serial" 2>/dev/null; then
 			t=$((t + 5))
 			if [ "$t" -ge 45 ] && [ -f "$art/$srpt/hostile/qemu.pid" ]; then
