@@ -15,6 +15,9 @@
 #   HOSTILE_RESUME=1        keep <srpt>.tsv results, run only the cases missing
 #   HOSTILE_INGEST="intree:/path/serial.log ..."  add results from saved consoles
 # Output: build/vm-artifacts/hostile-compare/{table.md,<srpt>.tsv,<srpt>-boot<N>/}
+# The whole script is one function, parsed before it runs: editing this file
+# while a long comparison is running cannot derail it.
+main() {
 set -uo pipefail
 VM_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=${ROOT:-$(cd "$VM_DIR/../.." && pwd)}
@@ -160,3 +163,6 @@ cell() { # cell SRPT CASE
 		echo "$d: $(awk -F'\t' '$2=="PASS"' "$f" | wc -l) passed, $(awk -F'\t' '$2=="FAIL"' "$f" | wc -l) failed, $(awk -F'\t' '$2=="NOTRUN"' "$f" | wc -l) not run"
 	done
 } | tee "$OUTD/table.md"
+}
+main "$@"
+exit $?
