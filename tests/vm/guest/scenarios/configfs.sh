@@ -74,7 +74,8 @@ step "dump configfs tree + module parameters"
 D=$OUT/configfs-dump.txt
 norm() {
 	sed -e "s/$TGT_PORT/<TGT_PORT_GID>/g" -e "s/$INI_ID/<ACL_ID>/g" -e "s/$GUID/<SERVICE_GUID>/g" \
-		-e 's/^\(f .*\/creation_time \[[0-7]*\] = \).*/\1<jiffies>/' 
+		-e 's/^\(f .*\/creation_time \[[0-7]*\] = \).*/\1<jiffies>/' \
+		-e 's/[0-9a-f]\{8\}-[0-9a-f]\{4\}-[0-9a-f]\{4\}-[0-9a-f]\{4\}-[0-9a-f]\{12\}/<uuid>/g' 
 }
 {
 	echo "# srpt configfs dump: SRPT=$SRPT kernel=$(uname -r)"
@@ -84,6 +85,8 @@ norm() {
 		echo "param $(basename $f) = $(cat $f 2>&1)"
 	done
 	echo "## tree"
+} | norm >"$D"
+{
 	cd $SRPT_CFG
 	find . -mindepth 1 | LC_ALL=C sort | while read -r e; do
 		e=${e#./}
@@ -103,7 +106,7 @@ norm() {
 			echo "f $e [$mode] = $v"
 		fi
 	done
-} | norm >"$D"
+} | norm | LC_ALL=C sort -s -k2,2 >>"$D"   # sorted after normalizing link names
 wc -l "$D"
 grep -c '^f ' "$D" | sed 's/^/attribute files: /'
 grep -E 'discovery_auth|/attrib/|param ' "$D"
