@@ -9,7 +9,8 @@
 #include <srpt/log.hpp>
 #include <srpt/wire/srp.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 const char *ChannelStateName(ChannelState s)
 {
@@ -30,7 +31,8 @@ const char *ChannelStateName(ChannelState s)
 	return "?";
 }
 
-namespace {
+namespace
+{
 
 constexpr size_t kReqLimDeltaOffset = 4; /* srp_rsp.req_lim_delta */
 
@@ -64,7 +66,7 @@ Status KernelEnv::PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta)
 	const CmdExtra &x = ch_->extra_[s.index()];
 	StoreBe32(s.buf() + kReqLimDeltaOffset, static_cast<uint32_t>(delta));
 	return StatusFromErrno(
-		srpt_dp_post_send(ch_->dp_, s.index(), x.rsp_len, n_rdma));
+	    srpt_dp_post_send(ch_->dp_, s.index(), x.rsp_len, n_rdma));
 }
 
 Status KernelEnv::PostRdmaRead(SendCtx &s, uint32_t)
@@ -80,8 +82,7 @@ Status KernelEnv::PostZeroLengthWrite()
 void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 {
 	Channel &ch = *ch_;
-	const IuParseResult res =
-		parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
 	CmdExtra &x = ch.extra_[s.index()];
 	x.tag = res.tag;
 	x.rsp_len = 0;
@@ -95,7 +96,7 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 		cmd.cdb = c.cdb.data();
 		cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
 		cmd.data_len = c.data_length;
-		cmd.dir = c.dir == DataDir::ToDevice	   ? SRPT_DP_DIR_WRITE
+		cmd.dir = c.dir == DataDir::ToDevice	 ? SRPT_DP_DIR_WRITE
 			  : c.dir == DataDir::FromDevice ? SRPT_DP_DIR_READ
 							 : SRPT_DP_DIR_NONE;
 		cmd.task_attr = static_cast<uint8_t>(c.task_attr);
@@ -107,7 +108,8 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 		/* From here on the target core may finish and recycle @s. */
 		const int rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
 		if (rc != 0) {
-			SRPT_DEBUG(ch.name_, "command %u not submitted (%d): busy",
+			SRPT_DEBUG(ch.name_,
+				   "command %u not submitted (%d): busy",
 				   s.index(), rc);
 			ch.AnswerStatus(s, res.tag, ScsiStatus::Busy);
 		}
@@ -119,7 +121,7 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 			SRPT_ERR(ch.name_, "rejecting SRP_CMD: %s",
 				 describe(res.cmd_check));
 		const size_t len = build_reject_rsp(
-			{s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, res, 1);
+		    {s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, res, 1);
 		ch.SendOwnResponse(s, len);
 		return;
 	}
@@ -135,7 +137,8 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 	}
 }
 
-namespace {
+namespace
+{
 
 constexpr bool IsLioTaskMgmt(wire::TskMgmtFunc f)
 {
@@ -151,8 +154,7 @@ constexpr bool IsLioTaskMgmt(wire::TskMgmtFunc f)
 void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 {
 	Channel &ch = *ch_;
-	const IuParseResult res =
-		parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
 	CmdExtra &x = ch.extra_[s.index()];
 	x.tag = res.tag;
 	x.rsp_len = 0;
@@ -164,7 +166,8 @@ void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 					  wire::TskMgmtRspCode::NotSupported);
 			return;
 		}
-		SRPT_INFO(ch.name_, "task management function %#x for tag %#llx",
+		SRPT_INFO(ch.name_,
+			  "task management function %#x for tag %#llx",
 			  res.tm.func_raw,
 			  static_cast<unsigned long long>(res.tm.task_tag));
 		if (srpt_dp_submit_tmr(ch.dp_, s.index(), res.tm.tag,
@@ -186,8 +189,7 @@ void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 void KernelEnv::HandleOtherIu(RecvCtx &r)
 {
 	Channel &ch = *ch_;
-	const IuParseResult res =
-		parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
 	uint32_t suppressed;
 	switch (res.action) {
 	case IuAction::Logout:
@@ -214,9 +216,15 @@ void KernelEnv::FailCmd(SendCtx &s)
 	srpt_dp_fail_cmd(ch_->dp_, s.index());
 }
 
-void KernelEnv::PutCmd(SendCtx &s) { srpt_dp_put_cmd(ch_->dp_, s.index()); }
+void KernelEnv::PutCmd(SendCtx &s)
+{
+	srpt_dp_put_cmd(ch_->dp_, s.index());
+}
 
-void KernelEnv::KickWaitList() { srpt_work_queue(ch_->kick_work_); }
+void KernelEnv::KickWaitList()
+{
+	srpt_work_queue(ch_->kick_work_);
+}
 
 /* ---- responses the transport builds itself -------------------------- */
 
@@ -245,8 +253,8 @@ void Channel::AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status)
 void Channel::AnswerTaskMgmt(SendCtx &s, uint64_t tag,
 			     wire::TskMgmtRspCode code)
 {
-	SendOwnResponse(s,
-			build_tsk_mgmt_rsp({s.buf(), s.buf_size()}, tag, 1, code));
+	SendOwnResponse(
+	    s, build_tsk_mgmt_rsp({s.buf(), s.buf_size()}, tag, 1, code));
 }
 
 /* ---- setup ---------------------------------------------------------- */
@@ -314,23 +322,25 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 		RecvRing &rr = *ch->core_.recv_ring();
 		for (uint32_t i = 0; i < rr.size() && IsOk(st); i++)
 			st = StatusFromErrno(srpt_dp_map_recv(
-				ch->dp_, i, rr[i].buf(), rr[i].buf_size()));
+			    ch->dp_, i, rr[i].buf(), rr[i].buf_size()));
 		SendRing &sr = ch->core_.send_ring();
 		for (uint32_t i = 0; i < sr.size() && IsOk(st); i++)
 			st = StatusFromErrno(srpt_dp_map_send(
-				ch->dp_, i, sr[i].buf(), sr[i].buf_size()));
+			    ch->dp_, i, sr[i].buf(), sr[i].buf_size()));
 		if (IsOk(st))
 			st = ch->core_.PostInitialReceives();
 	}
 	if (!IsOk(st)) {
-		SRPT_ERR(ch->name_, "setting up the channel's rings failed (%d)",
+		SRPT_ERR(ch->name_,
+			 "setting up the channel's rings failed (%d)",
 			 ToNegativeErrno(st));
 		ch->DestroyUnpublished();
 		*status = st;
 		return nullptr;
 	}
 	if (p.send_ctx_limit)
-		SRPT_INFO(ch->name_, "test knob: %u send contexts for %u credits",
+		SRPT_INFO(ch->name_,
+			  "test knob: %u send contexts for %u credits",
 			  p.send_ctx_limit, p.credits);
 	*status = Status::kOk;
 	return ch;
@@ -346,7 +356,10 @@ Status Channel::SetupSession(void *port_id, const char *name)
 	return StatusFromErrno(rc);
 }
 
-bool Channel::has_session() const { return session_; }
+bool Channel::has_session() const
+{
+	return session_;
+}
 
 void Channel::DestroyUnpublished()
 {
@@ -460,7 +473,10 @@ void Channel::KickWork(void *ctx)
 	static_cast<Channel *>(ctx)->core_.ProcessWaitList();
 }
 
-void Channel::ReleaseWork(void *ctx) { static_cast<Channel *>(ctx)->Release(); }
+void Channel::ReleaseWork(void *ctx)
+{
+	static_cast<Channel *>(ctx)->Release();
+}
 
 /*
  * Teardown, in this order and why:
@@ -540,9 +556,9 @@ int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
 	info.residual_count = rsp.residual;
 	info.sense = {rsp.sense, rsp.sense_len};
 	x.rsp_len = static_cast<uint32_t>(
-		build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
-	const Status st = core_.QueueResponse(s, rsp.n_rdma_writes,
-					      QueueFullPolicy::kReturnQueueFull);
+	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
+	const Status st = core_.QueueResponse(
+	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
 	if (IsOk(st))
 		return 0;
 	if (st == kQueueFull)
@@ -559,10 +575,10 @@ void Channel::QueueTmResponse(uint32_t index, srpt_dp_tmr_result result)
 		return;
 	SendCtx &s = core_.send_ring()[index];
 	const wire::TskMgmtRspCode code =
-		result == SRPT_DP_TMR_COMPLETE ? wire::TskMgmtRspCode::Complete
-		: result == SRPT_DP_TMR_REJECTED
-			? wire::TskMgmtRspCode::NotSupported
-			: wire::TskMgmtRspCode::Failed;
+	    result == SRPT_DP_TMR_COMPLETE ? wire::TskMgmtRspCode::Complete
+	    : result == SRPT_DP_TMR_REJECTED
+		? wire::TskMgmtRspCode::NotSupported
+		: wire::TskMgmtRspCode::Failed;
 	AnswerTaskMgmt(s, extra_[index].tag, code);
 }
 
@@ -571,7 +587,7 @@ int Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
 	if (SRPT_WARN_ON(!Valid(index)))
 		return -SRPT_EINVAL;
 	const Status st =
-		core_.WritePending(core_.send_ring()[index], n_rdma_reads);
+	    core_.WritePending(core_.send_ring()[index], n_rdma_reads);
 	if (IsOk(st))
 		return 0;
 	if (st == kQueueFull)

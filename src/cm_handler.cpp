@@ -15,9 +15,11 @@
 #include <srpt/module_state.hpp>
 #include <srpt/target_config.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
-namespace {
+namespace
+{
 
 constinit ChannelRegistry *g_channels = nullptr;
 
@@ -70,22 +72,25 @@ int SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_addr,
 		if (rc == 0)
 			return 0;
 		rc = ToNegativeErrno(
-			ch.SetupSession(snap.gid_id, i_port_id + 2));
+		    ch.SetupSession(snap.gid_id, i_port_id + 2));
 	}
 	return rc;
 }
 
 } // namespace
 
-ChannelRegistry *GetChannelRegistry() { return g_channels; }
+ChannelRegistry *GetChannelRegistry()
+{
+	return g_channels;
+}
 
 void FormatInitiatorPortId(const uint8_t (&id)[16],
 			   char (&out)[kInitiatorPortIdNameSize])
 {
 	TextBuilder<kInitiatorPortIdNameSize>(out)
-		.Str("0x")
-		.Hex(LoadBe64(id), 16)
-		.Hex(LoadBe64(id + 8), 16);
+	    .Str("0x")
+	    .Hex(LoadBe64(id), 16)
+	    .Hex(LoadBe64(id + 8), 16);
 }
 
 LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
@@ -104,8 +109,7 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 		return refused;
 	}
 	const PortSnapshot snap = Snapshot(*port);
-	const uint32_t credits =
-		ChannelCredits(device.attributes().max_qp_wr);
+	const uint32_t credits = ChannelCredits(device.attributes().max_qp_wr);
 
 	LoginConfig cfg{};
 	cfg.service_guid = ms.service_guid;
@@ -114,7 +118,8 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	cfg.port_enabled = snap.enabled;
 	/* The SRQ receive model is not wired into the kernel data path yet. */
 	cfg.use_srq = false;
-	const LoginDecision d = negotiate_login_rdma_cm({pdata, pdata_len}, cfg);
+	const LoginDecision d =
+	    negotiate_login_rdma_cm({pdata, pdata_len}, cfg);
 
 	LoginRequest req{};
 	const auto decoded = decode_login_req_rdma({pdata, pdata_len});
@@ -122,9 +127,10 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 		req = *decoded;
 	char i_port_id[kInitiatorPortIdNameSize];
 	FormatInitiatorPortId(req.initiator_port_id, i_port_id);
-	SRPT_INFO(src_addr,
-		  "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",
-		  i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
+	SRPT_INFO(
+	    src_addr,
+	    "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",
+	    i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
 	if (!d.accepted()) {
 		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
 		Reject(cm_id, src_addr, d.tag, d.reason);
@@ -174,7 +180,8 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 				nexus->channels.ForEach([&](Channel &other) {
 					if (other.Disconnect()) {
 						SRPT_INFO(other.name(),
-							  "relogin: closed channel %u",
+							  "relogin: closed "
+							  "channel %u",
 							  other.id());
 						terminated = true;
 					}
@@ -185,7 +192,8 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 			 * Under the registry mutex: nothing can close the
 			 * channel before its debugfs entry exists.
 			 */
-			ch->debugfs = srpt_dp_debugfs_add(ch, ch->name(), ch->id());
+			ch->debugfs =
+			    srpt_dp_debugfs_add(ch, ch->name(), ch->id());
 			published = true;
 		}
 	}
@@ -197,7 +205,8 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	}
 
 	uint8_t rsp[sizeof(wire::LoginRsp)];
-	const size_t rsp_len = build_login_rsp(rsp, d.tag, d.params, terminated);
+	const size_t rsp_len =
+	    build_login_rsp(rsp, d.tag, d.params, terminated);
 	int arc = -SRPT_EINVAL;
 	if (PortEnabled(*port) && ch->state() == ChannelState::kConnecting)
 		arc = srpt_dp_cm_accept(ch->dp(), rsp,
@@ -224,9 +233,13 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 
 using srpt::Channel;
 
-namespace {
+namespace
+{
 
-Channel *AsChannel(void *p) { return static_cast<Channel *>(p); }
+Channel *AsChannel(void *p)
+{
+	return static_cast<Channel *>(p);
+}
 
 } // namespace
 
@@ -253,10 +266,10 @@ extern "C" int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
 		srpt_dp_cm_reject(cm_id, nullptr, 0);
 		return -SRPT_ECONNREFUSED;
 	}
-	return srpt::HandleRdmaCmLogin(*static_cast<srpt::Device *>(core_device),
-				       port_num, cm_id, pdata, pdata_len,
-				       src_addr)
-		.rc;
+	return srpt::HandleRdmaCmLogin(
+		   *static_cast<srpt::Device *>(core_device), port_num, cm_id,
+		   pdata, pdata_len, src_addr)
+	    .rc;
 }
 
 extern "C" void srpt_core_dp_cm_event(void *core_ch,
@@ -330,7 +343,8 @@ extern "C" void srpt_core_dp_close_session(void *core_ch)
 extern "C" void srpt_core_dp_port_disabled(void *port_id)
 {
 	if (srpt::ChannelRegistry *reg = srpt::g_channels)
-		reg->DisconnectPort(&static_cast<srpt::PortId *>(port_id)->port());
+		reg->DisconnectPort(
+		    &static_cast<srpt::PortId *>(port_id)->port());
 }
 
 extern "C" void srpt_core_dp_device_removing(void *core_device)
@@ -349,8 +363,7 @@ extern "C" void srpt_core_dp_device_removing(void *core_device)
 	}
 }
 
-extern "C" void srpt_core_dp_get_stats(void *core_ch,
-				       struct srpt_dp_stats *out)
+extern "C" void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out)
 {
 	AsChannel(core_ch)->GetStats(out);
 }

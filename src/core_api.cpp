@@ -11,29 +11,43 @@
 #include <srpt/module_state.hpp>
 #include <srpt/target_config.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 static constinit ModuleState g_module_state = {
-	.params = {SRPT_DEFAULT_MAX_REQ_SIZE, SRPT_DEFAULT_SRQ_SIZE},
-	.service_guid = 0,
-	.registry = nullptr,
-	.rdma_cm = nullptr,
+    .params = {SRPT_DEFAULT_MAX_REQ_SIZE, SRPT_DEFAULT_SRQ_SIZE},
+    .service_guid = 0,
+    .registry = nullptr,
+    .rdma_cm = nullptr,
 };
 
-ModuleState &GetModuleState() { return g_module_state; }
+ModuleState &GetModuleState()
+{
+	return g_module_state;
+}
 
 } // namespace srpt
 
 using srpt::GetModuleState;
 using srpt::Status;
 
-namespace {
+namespace
+{
 
-int ToErrno(Status status) { return srpt::ToNegativeErrno(status); }
+int ToErrno(Status status)
+{
+	return srpt::ToNegativeErrno(status);
+}
 
-srpt::Device *AsDevice(void *handle) { return static_cast<srpt::Device *>(handle); }
+srpt::Device *AsDevice(void *handle)
+{
+	return static_cast<srpt::Device *>(handle);
+}
 
-srpt::PortId *AsPortId(void *handle) { return static_cast<srpt::PortId *>(handle); }
+srpt::PortId *AsPortId(void *handle)
+{
+	return static_cast<srpt::PortId *>(handle);
+}
 
 } // namespace
 
@@ -177,12 +191,13 @@ extern "C" bool srpt_core_handle_dm_mad(void *core_device, uint32_t port_num,
 	info.hw_ver = attrs.hw_ver;
 	/* Without SRQ: one receive ring of min(128, max_qp_wr) per channel. */
 	info.send_queue_depth = static_cast<uint16_t>(
-		attrs.max_qp_wr < 128 ? attrs.max_qp_wr : 128);
-	info.max_req_size = static_cast<uint32_t>(state.params.srp_max_req_size);
-	info.max_rdma_size = __atomic_load_n(&port->attrib.srp_max_rdma_size,
-					     __ATOMIC_RELAXED);
+	    attrs.max_qp_wr < 128 ? attrs.max_qp_wr : 128);
+	info.max_req_size =
+	    static_cast<uint32_t>(state.params.srp_max_req_size);
+	info.max_rdma_size =
+	    __atomic_load_n(&port->attrib.srp_max_rdma_size, __ATOMIC_RELAXED);
 	const srpt::MadResult result = srpt::handle_dm_mad(
-		{request, request_len}, info, {response, response_len});
+	    {request, request_len}, info, {response, response_len});
 	return result.respond;
 }
 
@@ -192,7 +207,7 @@ extern "C" int srpt_core_port_id_make(const char *name, void **port_id)
 {
 	Status status;
 	srpt::PortId *id =
-		srpt::PortId::Make(*GetModuleState().registry, name, &status);
+	    srpt::PortId::Make(*GetModuleState().registry, name, &status);
 	if (!id)
 		return ToErrno(status);
 	*port_id = id;

@@ -4,7 +4,8 @@
 #include <srpt/log.hpp>
 #include <srpt/module_state.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 const char *LinkLayerName(LinkLayer layer)
 {
@@ -26,14 +27,13 @@ void FormatPortGuidName(const uint8_t (&gid)[16],
 	for (int i = 0; i < 4; i++) {
 		if (i)
 			text.Char(':');
-		text.Hex(static_cast<uint16_t>(gid[8 + 2 * i] << 8 |
-					       gid[9 + 2 * i]),
-			 4);
+		text.Hex(
+		    static_cast<uint16_t>(gid[8 + 2 * i] << 8 | gid[9 + 2 * i]),
+		    4);
 	}
 }
 
-void FormatPortGidName(const uint8_t (&gid)[16],
-		       char (&out)[kPortGidNameSize])
+void FormatPortGidName(const uint8_t (&gid)[16], char (&out)[kPortGidNameSize])
 {
 	TextBuilder<kPortGidNameSize> text(out);
 	text.Str("0x").Hex(LoadBe64(gid), 16).Hex(LoadBe64(gid + 8), 16);
@@ -116,7 +116,10 @@ Device::~Device()
 	delete[] ports_;
 }
 
-void Device::Get() { srpt_atomic_add_return(&refcount_, 1); }
+void Device::Get()
+{
+	srpt_atomic_add_return(&refcount_, 1);
+}
 
 void Device::Put()
 {

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Parsing of initiator IUs: see include/srpt/iu_parse.hpp for the rules. */
 #include "srpt/iu_parse.hpp"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <srpt/kstrto.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 static int DigitValue(char c)
 {
@@ -14,9 +15,15 @@ static int DigitValue(char c)
 	return 99;
 }
 
-static bool IsHexDigit(char c) { return DigitValue(c) < 16; }
+static bool IsHexDigit(char c)
+{
+	return DigitValue(c) < 16;
+}
 
-static char Lower(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; }
+static char Lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
 
 Result<uint64_t> ParseU64(const char *text, unsigned base)
 {

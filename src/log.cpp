@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <srpt/log.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 bool LogRateLimit::Allow(uint64_t now_ns, uint32_t *suppressed)
 {

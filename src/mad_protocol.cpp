@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Device-management MAD handling: see include/srpt/mad_protocol.hpp. */
 #include "srpt/mad_protocol.hpp"
 

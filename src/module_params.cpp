@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <srpt/log.hpp>
 #include <srpt/kstrto.hpp>
+#include <srpt/log.hpp>
 #include <srpt/module_params.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 Status ValidateModuleParams(const srpt_module_params &params)
 {
@@ -26,6 +27,9 @@ Status ValidateModuleParams(const srpt_module_params &params)
 	return Status::kOk;
 }
 
-Result<uint64_t> ParseHexU64(const char *text) { return ParseU64(text, 16); }
+Result<uint64_t> ParseHexU64(const char *text)
+{
+	return ParseU64(text, 16);
+}
 
 } // namespace srpt

@@ -4,7 +4,8 @@
 #include <srpt/log.hpp>
 #include <srpt/target_config.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 PortId::PortId(Port &port, bool guid_form) : port_(&port), guid_form_(guid_form)
 {
@@ -12,8 +13,7 @@ PortId::PortId(Port &port, bool guid_form) : port_(&port), guid_form_(guid_form)
 							   : port.gid_name);
 }
 
-PortId *PortId::Make(DeviceRegistry &registry, const char *name,
-		     Status *status)
+PortId *PortId::Make(DeviceRegistry &registry, const char *name, Status *status)
 {
 	bool guid_form = false;
 	Port *port = registry.FindPortAndGet(name, &guid_form);
@@ -103,7 +103,8 @@ uint32_t PortId::GetAttribute(srpt_port_attr attr)
 	return 0;
 }
 
-namespace {
+namespace
+{
 
 struct RangeRule {
 	const char *name;
@@ -112,15 +113,15 @@ struct RangeRule {
 };
 
 constexpr RangeRule kRangeRules[] = {
-	[SRPT_ATTR_SRP_MAX_RDMA_SIZE] = {"srp_max_rdma_size",
-					 PortAttributes::kDefaultMaxRdmaSize,
-					 PortAttributes::kMaxMaxRdmaSize},
-	[SRPT_ATTR_SRP_MAX_RSP_SIZE] = {"srp_max_rsp_size",
-					PortAttributes::kMinMaxRspSize,
-					PortAttributes::kMaxMaxRspSize},
-	[SRPT_ATTR_SRP_SQ_SIZE] = {"srp_sq_size", PortAttributes::kMinSqSize,
-				   PortAttributes::kMaxSqSize},
-	[SRPT_ATTR_USE_SRQ] = {"use_srq", 0, 1},
+    [SRPT_ATTR_SRP_MAX_RDMA_SIZE] = {"srp_max_rdma_size",
+				     PortAttributes::kDefaultMaxRdmaSize,
+				     PortAttributes::kMaxMaxRdmaSize},
+    [SRPT_ATTR_SRP_MAX_RSP_SIZE] = {"srp_max_rsp_size",
+				    PortAttributes::kMinMaxRspSize,
+				    PortAttributes::kMaxMaxRspSize},
+    [SRPT_ATTR_SRP_SQ_SIZE] = {"srp_sq_size", PortAttributes::kMinSqSize,
+			       PortAttributes::kMaxSqSize},
+    [SRPT_ATTR_USE_SRQ] = {"use_srq", 0, 1},
 };
 
 } // namespace
@@ -139,11 +140,10 @@ Status PortId::SetAttribute(srpt_port_attr attr, const char *text)
 						 : Status::kInvalid;
 	}
 	if (*value < rule.min || *value > rule.max) {
-		SRPT_ERR(nullptr,
-			 "port %s: %s %llu is outside the range [%u..%u]",
-			 name_, rule.name,
-			 static_cast<unsigned long long>(*value), rule.min,
-			 rule.max);
+		SRPT_ERR(
+		    nullptr, "port %s: %s %llu is outside the range [%u..%u]",
+		    name_, rule.name, static_cast<unsigned long long>(*value),
+		    rule.min, rule.max);
 		return Status::kInvalid;
 	}
 
@@ -172,7 +172,8 @@ Status PortId::SetAttribute(srpt_port_attr attr, const char *text)
 	return Status::kOk;
 }
 
-namespace {
+namespace
+{
 
 bool IsSpace(char c)
 {
@@ -236,7 +237,10 @@ Status CheckAclName(const char *name)
 	return Status::kInvalid;
 }
 
-RdmaCmListener::~RdmaCmListener() { SRPT_WARN_ON(listener_); }
+RdmaCmListener::~RdmaCmListener()
+{
+	SRPT_WARN_ON(listener_);
+}
 
 uint16_t RdmaCmListener::port()
 {

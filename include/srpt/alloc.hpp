@@ -17,21 +17,28 @@
 #include <stddef.h>
 #include <type_traits>
 
-namespace srpt {
+namespace srpt
+{
 
 enum class Gfp : int {
 	kKernel = SRPT_GFP_KERNEL, /* process context, may sleep */
 	kAtomic = SRPT_GFP_ATOMIC, /* any context */
 };
 
-constexpr srpt_gfp ToPlatform(Gfp gfp) { return static_cast<srpt_gfp>(gfp); }
+constexpr srpt_gfp ToPlatform(Gfp gfp)
+{
+	return static_cast<srpt_gfp>(gfp);
+}
 
 inline void *Allocate(size_t size, Gfp gfp)
 {
 	return srpt_kzalloc(size, ToPlatform(gfp));
 }
 
-inline void Free(const void *ptr) { srpt_kfree(ptr); }
+inline void Free(const void *ptr)
+{
+	srpt_kfree(ptr);
+}
 
 struct KernelAllocated {
 	static void *operator new(size_t size, Gfp gfp) noexcept

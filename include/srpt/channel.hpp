@@ -40,7 +40,8 @@
 #include <srpt/login.hpp>
 #include <srpt/status.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 enum class ChannelState : uint8_t {
 	kConnecting,
@@ -53,15 +54,15 @@ enum class ChannelState : uint8_t {
 
 inline constexpr size_t kChannelStateCount = 6;
 
-inline constexpr bool kChannelTransitions[kChannelStateCount]
-					 [kChannelStateCount] = {
+inline constexpr bool
+    kChannelTransitions[kChannelStateCount][kChannelStateCount] = {
 	/*                  Conn   Live   Disc   Drain  Relsg  Reld */
-	/* kConnecting */ { false, true,  true,  true,  true,  false },
-	/* kLive */	  { false, false, true,  true,  false, false },
-	/* kDisconnecting */ { false, false, false, true,  false, false },
-	/* kDraining */	  { false, false, false, false, true,  false },
-	/* kReleasing */  { false, false, false, false, false, true  },
-	/* kReleased */	  { false, false, false, false, false, false },
+	/* kConnecting */ {false, true, true, true, true, false},
+	/* kLive */ {false, false, true, true, false, false},
+	/* kDisconnecting */ {false, false, false, true, false, false},
+	/* kDraining */ {false, false, false, false, true, false},
+	/* kReleasing */ {false, false, false, false, false, true},
+	/* kReleased */ {false, false, false, false, false, false},
 };
 
 constexpr bool IsLegalTransition(ChannelState from, ChannelState to)
@@ -75,15 +76,15 @@ const char *ChannelStateName(ChannelState s);
 /* errno (0 or negative) of a glue call as a Status. */
 constexpr Status StatusFromErrno(int rc)
 {
-	return rc == 0 ? Status::kOk
-		       : static_cast<Status>(rc < 0 ? -rc : rc);
+	return rc == 0 ? Status::kOk : static_cast<Status>(rc < 0 ? -rc : rc);
 }
 
 class Channel;
 class Nexus;
 
 /* The kernel environment of ChannelCore: each hook is one glue call. */
-class KernelEnv {
+class KernelEnv
+{
 public:
 	explicit KernelEnv(Channel &ch) : ch_(&ch) {}
 
@@ -125,10 +126,11 @@ struct ChannelParams {
 	uint32_t req_buf_size; /* srp_max_req_size */
 	uint32_t max_data_len; /* bound of one command's data */
 	uint32_t send_ctx_limit;
-	const char *name;      /* session name, copied */
+	const char *name; /* session name, copied */
 };
 
-class Channel final : public KernelAllocated {
+class Channel final : public KernelAllocated
+{
 public:
 	/*
 	 * Rings, QP and CQ, buffers mapped, receives posted: everything but
@@ -225,7 +227,8 @@ private:
 };
 
 /* An I_T nexus: the channels of one (initiator, target) port-id pair. */
-class Nexus final : public KernelAllocated {
+class Nexus final : public KernelAllocated
+{
 public:
 	uint8_t i_port_id[16];
 	uint8_t t_port_id[16];
@@ -238,7 +241,8 @@ public:
  * Every channel and nexus of the module, under one mutex (process
  * context: logins, releases, configfs and device removal).
  */
-class ChannelRegistry final : public KernelAllocated {
+class ChannelRegistry final : public KernelAllocated
+{
 public:
 	ChannelRegistry() : mutex(LockClass::kNexus) {}
 	~ChannelRegistry();

@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
 /* Credits of a channel: min(128, max_qp_wr), as the in-tree rq_size. */
 constexpr uint32_t kMaxChannelCredits = 128;
@@ -36,8 +37,8 @@ void FormatInitiatorPortId(const uint8_t (&id)[16],
 constexpr wire::LoginRejReason SessionRejectReason(int negative_errno)
 {
 	return negative_errno == -SRPT_ENOMEM
-		       ? wire::LoginRejReason::InsufficientResources
-		       : wire::LoginRejReason::ChannelLimitReached;
+		   ? wire::LoginRejReason::InsufficientResources
+		   : wire::LoginRejReason::ChannelLimitReached;
 }
 
 /* Upper bound of one command's data, checked before any allocation. */

@@ -20,7 +20,8 @@
 #include <srpt/lock.hpp>
 #include <srpt/status.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 enum class LinkLayer : uint32_t {
 	kUnspecified = SRPT_LINK_LAYER_UNSPECIFIED,
@@ -38,8 +39,7 @@ constexpr size_t kDeviceNameSize = 64; /* IB_DEVICE_NAME_MAX */
 void FormatPortGuidName(const uint8_t (&gid)[16],
 			char (&out)[kPortGuidNameSize]);
 /* "0x" + subnet prefix + interface id, 32 lowercase hex digits. */
-void FormatPortGidName(const uint8_t (&gid)[16],
-		       char (&out)[kPortGidNameSize]);
+void FormatPortGidName(const uint8_t (&gid)[16], char (&out)[kPortGidNameSize]);
 
 /* Per-port settings shared by the port's TPGs (configfs attrib/). */
 struct PortAttributes {
@@ -61,7 +61,8 @@ struct PortAttributes {
 class Device;
 class PortId;
 
-class Port : public KernelAllocated {
+class Port : public KernelAllocated
+{
 public:
 	Port() : mutex(LockClass::kPort) {}
 	Port(const Port &) = delete;
@@ -104,7 +105,8 @@ struct DeviceAttributes {
 	uint32_t max_srq_wr;
 };
 
-class Device final : public KernelAllocated {
+class Device final : public KernelAllocated
+{
 public:
 	/* Validates @desc; nullptr with *status set when it is unusable. */
 	static Device *Create(const srpt_device_desc &desc, Status *status);
@@ -143,7 +145,8 @@ private:
  * All devices, in the order they were added. Add and remove run in process
  * context under the registry mutex.
  */
-class DeviceRegistry final : public KernelAllocated {
+class DeviceRegistry final : public KernelAllocated
+{
 public:
 	DeviceRegistry() : mutex_(LockClass::kDeviceList) {}
 	~DeviceRegistry();

@@ -9,14 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
 /*
  * Appends to a NUL-terminated buffer of N bytes. Text that does not fit is
  * cut and the builder remembers it (truncated()).
  */
 template <size_t N>
-class TextBuilder {
+class TextBuilder
+{
 	static_assert(N > 0);
 
 public:

@@ -11,9 +11,11 @@
 #include <srpt/log.hpp>
 #include <stddef.h>
 
-namespace srpt {
+namespace srpt
+{
 
-class ListNode {
+class ListNode
+{
 public:
 	constexpr ListNode() = default;
 	~ListNode() { SRPT_WARN_ON(InContainer()); }
@@ -31,7 +33,8 @@ private:
 };
 
 template <typename T, ListNode T::*Node>
-class IntrusiveList {
+class IntrusiveList
+{
 public:
 	IntrusiveList() { head_.prev_ = head_.next_ = &head_; }
 	~IntrusiveList()
@@ -98,8 +101,9 @@ private:
 		 */
 		alignas(T) unsigned char raw[sizeof(T)];
 		T *probe = reinterpret_cast<T *>(raw);
-		const size_t offset = reinterpret_cast<char *>(&(probe->*Node)) -
-				      reinterpret_cast<char *>(probe);
+		const size_t offset =
+		    reinterpret_cast<char *>(&(probe->*Node)) -
+		    reinterpret_cast<char *>(probe);
 		return reinterpret_cast<T *>(reinterpret_cast<char *>(node) -
 					     offset);
 	}

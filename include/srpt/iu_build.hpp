@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Builders of the IUs the target sends. Each writes into the caller's
  * buffer and returns the number of bytes to send, or 0 (and writes nothing)

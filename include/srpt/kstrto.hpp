@@ -11,7 +11,8 @@
 #include <srpt/status.hpp>
 #include <stdint.h>
 
-namespace srpt {
+namespace srpt
+{
 
 /* kstrtoull(): kInvalid for malformed text, kRange past 64 bits. */
 Result<uint64_t> ParseU64(const char *text, unsigned base);

@@ -8,7 +8,8 @@
 
 #include <srpt/platform.h>
 
-namespace srpt {
+namespace srpt
+{
 
 enum class LockClass : int {
 	kDeviceList = SRPT_LOCK_DEVICE_LIST,
@@ -20,7 +21,8 @@ enum class LockClass : int {
 };
 
 /* Interrupt-safe spinlock; the guard keeps the saved flags. */
-class SpinLock {
+class SpinLock
+{
 public:
 	explicit SpinLock(LockClass cls)
 	{
@@ -43,7 +45,8 @@ private:
 	alignas(SRPT_SPINLOCK_ALIGN) unsigned char storage_[SRPT_SPINLOCK_SIZE];
 };
 
-class SpinLockGuard {
+class SpinLockGuard
+{
 public:
 	explicit SpinLockGuard(SpinLock &lock)
 	    : lock_(&lock), flags_(lock.LockIrqSave())
@@ -79,7 +82,8 @@ private:
 };
 
 /* Sleeping lock, process context only. */
-class Mutex {
+class Mutex
+{
 public:
 	explicit Mutex(LockClass cls)
 	{
@@ -96,7 +100,8 @@ private:
 	alignas(SRPT_MUTEX_ALIGN) unsigned char storage_[SRPT_MUTEX_SIZE];
 };
 
-class MutexGuard {
+class MutexGuard
+{
 public:
 	explicit MutexGuard(Mutex &mutex) : mutex_(mutex) { mutex_.Lock(); }
 	~MutexGuard() { mutex_.Unlock(); }

@@ -30,7 +30,8 @@
 		srpt_warn_cond_;                                               \
 	})
 
-namespace srpt {
+namespace srpt
+{
 
 /*
  * A token bucket for log lines caused by the network: at most @burst lines
@@ -38,7 +39,8 @@ namespace srpt {
  * per call site or per session; not thread-safe by itself (callers hold the
  * lock of the object that owns it, or accept an approximate count).
  */
-class LogRateLimit {
+class LogRateLimit
+{
 public:
 	constexpr LogRateLimit(uint64_t interval_ns = 5'000'000'000ull,
 			       uint32_t burst = 10)

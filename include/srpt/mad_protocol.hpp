@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Device-management MAD requests: the byte logic of the in-tree
  * srpt_mad_recv_handler / srpt_mgmt_method_get and its srpt_get_* helpers.

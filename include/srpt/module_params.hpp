@@ -10,7 +10,8 @@
 #include <srpt/core_api.h>
 #include <srpt/status.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 /* Checks srp_max_req_size and srpt_srq_size; logs the first violation. */
 Status ValidateModuleParams(const srpt_module_params &params);

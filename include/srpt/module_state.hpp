@@ -9,7 +9,8 @@
 
 #include <srpt/core_api.h>
 
-namespace srpt {
+namespace srpt
+{
 
 class DeviceRegistry;
 class RdmaCmListener;

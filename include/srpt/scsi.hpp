@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* SCSI status codes and sense data values the SRP transport produces. */
 #ifndef SRPT_SCSI_HPP
 #define SRPT_SCSI_HPP

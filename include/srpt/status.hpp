@@ -8,35 +8,43 @@
 
 #include <srpt/platform.h>
 
-namespace srpt {
+namespace srpt
+{
 
-enum class [[nodiscard]] Status : int {
-	kOk = SRPT_OK,
-	kNoEntry = SRPT_ENOENT,
-	kIo = SRPT_EIO,
-	kAgain = SRPT_EAGAIN,
-	kNoMemory = SRPT_ENOMEM,
-	kBusy = SRPT_EBUSY,
-	kExists = SRPT_EEXIST,
-	kNoDevice = SRPT_ENODEV,
-	kInvalid = SRPT_EINVAL,
-	kRange = SRPT_ERANGE,
-	kNoSpace = SRPT_ENOSPC,
-	kNotSupported = SRPT_EOPNOTSUPP,
-	kRefused = SRPT_ECONNREFUSED,
+enum class [[nodiscard]] Status : int{
+    kOk = SRPT_OK,
+    kNoEntry = SRPT_ENOENT,
+    kIo = SRPT_EIO,
+    kAgain = SRPT_EAGAIN,
+    kNoMemory = SRPT_ENOMEM,
+    kBusy = SRPT_EBUSY,
+    kExists = SRPT_EEXIST,
+    kNoDevice = SRPT_ENODEV,
+    kInvalid = SRPT_EINVAL,
+    kRange = SRPT_ERANGE,
+    kNoSpace = SRPT_ENOSPC,
+    kNotSupported = SRPT_EOPNOTSUPP,
+    kRefused = SRPT_ECONNREFUSED,
 };
 
-constexpr bool IsOk(Status s) { return s == Status::kOk; }
+constexpr bool IsOk(Status s)
+{
+	return s == Status::kOk;
+}
 
 /* The kernel's convention: 0 or a negative errno. */
-constexpr int ToNegativeErrno(Status s) { return -static_cast<int>(s); }
+constexpr int ToNegativeErrno(Status s)
+{
+	return -static_cast<int>(s);
+}
 
 /*
  * A value or the reason there is none. Small and trivially copyable on
  * purpose: it is returned by value from parsers on the per-IU path.
  */
 template <typename T>
-class [[nodiscard]] Result {
+class [[nodiscard]] Result
+{
 public:
 	constexpr Result(T value) : value_(value), status_(Status::kOk) {}
 	constexpr Result(Status status) : value_(), status_(status)

@@ -12,10 +12,12 @@
 #include <srpt/lock.hpp>
 #include <srpt/status.hpp>
 
-namespace srpt {
+namespace srpt
+{
 
 /* A configfs port directory: holds a reference on the port's device. */
-class PortId final : public KernelAllocated {
+class PortId final : public KernelAllocated
+{
 public:
 	/* Status kInvalid: no port has that name; kExists: already made. */
 	static PortId *Make(DeviceRegistry &registry, const char *name,
@@ -51,7 +53,8 @@ private:
 Status CheckAclName(const char *name);
 
 /* The single RDMA/CM listener of the module (discovery_auth/rdma_cm_port). */
-class RdmaCmListener final : public KernelAllocated {
+class RdmaCmListener final : public KernelAllocated
+{
 public:
 	RdmaCmListener() : mutex_(LockClass::kDeviceList) {}
 	~RdmaCmListener();

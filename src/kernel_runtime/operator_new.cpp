@@ -10,7 +10,8 @@
 #include <srpt/platform.h>
 #include <stddef.h>
 
-/* Null results are checked by the caller: the module builds with -fcheck-new. */
+/* Null results are checked by the caller: the module builds with -fcheck-new.
+ */
 void *operator new(size_t size)
 {
 	return srpt_kzalloc(size, SRPT_GFP_KERNEL);
@@ -21,11 +22,23 @@ void *operator new[](size_t size)
 	return srpt_kzalloc(size, SRPT_GFP_KERNEL);
 }
 
-void operator delete(void *ptr) noexcept { srpt_kfree(ptr); }
+void operator delete(void *ptr) noexcept
+{
+	srpt_kfree(ptr);
+}
 
-void operator delete[](void *ptr) noexcept { srpt_kfree(ptr); }
+void operator delete[](void *ptr) noexcept
+{
+	srpt_kfree(ptr);
+}
 
 /* A class with a virtual destructor references the sized forms. */
-void operator delete(void *ptr, size_t) noexcept { srpt_kfree(ptr); }
+void operator delete(void *ptr, size_t) noexcept
+{
+	srpt_kfree(ptr);
+}
 
-void operator delete[](void *ptr, size_t) noexcept { srpt_kfree(ptr); }
+void operator delete[](void *ptr, size_t) noexcept
+{
+	srpt_kfree(ptr);
+}

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: GPL-2.0
 #
 # libFuzzer targets of the protocol core (included by the top Makefile,
 # which defines ROOT).

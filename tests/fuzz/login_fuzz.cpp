@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer target: SRP_LOGIN_REQ negotiation in both CM forms, and the
  * LOGIN_RSP / LOGIN_REJ built from the decision.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: GPL-2.0
 """Write the seed corpora of the fuzz targets to tests/fuzz/corpus/<target>/.
 
 Seeds are valid and hostile inputs built at include/scsi/srp.h and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-License-Identifier: GPL-2.0
 # Run fuzz targets one after the other for SECONDS each.
 # usage: run.sh SECONDS BIN_DIR TARGET...
 # Seeds come from tests/fuzz/corpus/<target> (read-only); new inputs go to

@@ -8,10 +8,13 @@
 #include <cstring>
 #include <memory>
 
-struct srpt_dp_ch : srpt::host::FakeCh {};
+struct srpt_dp_ch : srpt::host::FakeCh {
+};
 
-namespace srpt::host {
-namespace {
+namespace srpt::host
+{
+namespace
+{
 
 DataPathScript g_script;
 std::vector<FakeCh *> g_channels;
@@ -20,9 +23,18 @@ std::vector<Rejection> g_rejections;
 
 } // namespace
 
-DataPathScript &Script() { return g_script; }
-std::vector<FakeCh *> &FakeChannels() { return g_channels; }
-std::vector<Rejection> &Rejections() { return g_rejections; }
+DataPathScript &Script()
+{
+	return g_script;
+}
+std::vector<FakeCh *> &FakeChannels()
+{
+	return g_channels;
+}
+std::vector<Rejection> &Rejections()
+{
+	return g_rejections;
+}
 
 void ResetDataPath()
 {
@@ -117,7 +129,7 @@ void srpt_dp_cm_reject(void *cm_id, const void *pdata, uint32_t len)
 {
 	const auto *p = static_cast<const uint8_t *>(pdata);
 	srpt::host::g_rejections.push_back(
-		{cm_id, std::vector<uint8_t>(p, p + len)});
+	    {cm_id, std::vector<uint8_t>(p, p + len)});
 }
 
 int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch)
@@ -186,9 +198,15 @@ void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)
 		srpt_core_dp_cmd_release(ch->args.core_ch, index);
 }
 
-uint32_t srpt_dp_test_send_ctx_limit(void) { return g_script.send_ctx_limit; }
+uint32_t srpt_dp_test_send_ctx_limit(void)
+{
+	return g_script.send_ctx_limit;
+}
 
-void *srpt_dp_debugfs_add(void *, const char *, uint32_t) { return nullptr; }
+void *srpt_dp_debugfs_add(void *, const char *, uint32_t)
+{
+	return nullptr;
+}
 
 void srpt_dp_debugfs_remove(void *) {}
 

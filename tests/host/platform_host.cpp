@@ -10,17 +10,18 @@
 
 #include <arpa/inet.h>
 #include <condition_variable>
-#include <map>
-#include <utility>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <new>
+#include <utility>
 
-namespace {
+namespace
+{
 
 struct AllocHeader {
 	size_t size;
@@ -99,7 +100,7 @@ void *srpt_kzalloc(size_t size, enum srpt_gfp gfp)
 			return nullptr;
 	}
 	auto *hdr = static_cast<AllocHeader *>(
-		std::calloc(1, sizeof(AllocHeader) + size));
+	    std::calloc(1, sizeof(AllocHeader) + size));
 	if (!hdr)
 		return nullptr;
 	hdr->size = size;
@@ -114,7 +115,7 @@ void srpt_kfree(const void *ptr)
 	if (!ptr)
 		return;
 	auto *hdr = const_cast<AllocHeader *>(
-		static_cast<const AllocHeader *>(ptr) - 1);
+	    static_cast<const AllocHeader *>(ptr) - 1);
 	if (hdr->magic != kAllocMagic) {
 		Warn(__FILE__, __LINE__, "srpt_kfree of a foreign pointer");
 		return;
@@ -125,21 +126,20 @@ void srpt_kfree(const void *ptr)
 	g_outstanding--;
 }
 
-void srpt_vlog(enum srpt_log_level level, const char *session,
-	       const char *fmt, va_list args)
+void srpt_vlog(enum srpt_log_level level, const char *session, const char *fmt,
+	       va_list args)
 {
 	char buf[1024];
 	std::vsnprintf(buf, sizeof(buf), fmt, args);
 	if (std::getenv("SRPT_HOST_LOG"))
-		std::fprintf(stderr, "ib_srpt: %s%s%s%s\n",
-			     session ? "[" : "", session ? session : "",
-			     session ? "] " : "", buf);
+		std::fprintf(stderr, "ib_srpt: %s%s%s%s\n", session ? "[" : "",
+			     session ? session : "", session ? "] " : "", buf);
 	std::lock_guard<std::mutex> guard(g_state_mutex);
 	g_logs.push_back({level, session ? session : "", buf});
 }
 
-void srpt_log(enum srpt_log_level level, const char *session,
-	      const char *fmt, ...)
+void srpt_log(enum srpt_log_level level, const char *session, const char *fmt,
+	      ...)
 {
 	va_list args;
 	va_start(args, fmt);
@@ -266,12 +266,13 @@ bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms)
 			      [c] { return c->done; });
 }
 
-namespace {
+namespace
+{
 struct HostListener {
 	uint16_t port;
 };
 std::map<std::pair<void *, uint32_t>, std::pair<srpt_port_desc, int>>
-	g_port_query;
+    g_port_query;
 std::vector<HostListener *> g_listeners;
 std::map<uint16_t, int> g_listen_failures;
 } // namespace
@@ -336,7 +337,8 @@ int srpt_inet_pton_with_scope(const char *text)
 
 } // extern "C"
 
-namespace srpt::host {
+namespace srpt::host
+{
 
 void SetPortQueryResult(void *ib_device, uint32_t port_num,
 			const struct srpt_port_desc &desc, int rc)
@@ -362,7 +364,6 @@ void FailRdmaCmListen(uint16_t port, int negative_errno)
 	else
 		g_listen_failures.erase(port);
 }
-
 
 size_t OutstandingAllocations()
 {
@@ -396,7 +397,10 @@ void FailAllAllocations(bool on)
 	g_fail_all = on;
 }
 
-const std::vector<LogLine> &Logs() { return g_logs; }
+const std::vector<LogLine> &Logs()
+{
+	return g_logs;
+}
 
 void ClearLogs()
 {
@@ -414,8 +418,7 @@ bool LogsContain(const std::string &needle)
 }
 
 void SetWarnHandler(
-	std::function<void(const char *file, int line, const char *what)>
-		handler)
+    std::function<void(const char *file, int line, const char *what)> handler)
 {
 	std::lock_guard<std::mutex> guard(g_state_mutex);
 	g_warn_handler = std::move(handler);
@@ -457,6 +460,9 @@ void AdvanceClock(uint64_t ns)
 	g_clock_ns += ns;
 }
 
-int SpinLocksHeld() { return t_spinlocks_held; }
+int SpinLocksHeld()
+{
+	return t_spinlocks_held;
+}
 
 } // namespace srpt::host

@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 constexpr const char *kGidName = "0xfe80000000000000505400fffe123456";
 constexpr const char *kGuidName = "5054:00ff:fe12:3456";
@@ -44,24 +46,26 @@ uint64_t GetBe(const uint8_t *p, int n)
 }
 
 /* struct srp_login_req_rdma as ib_srp sends it. */
-std::vector<uint8_t> LoginReqRdma(uint8_t flags = 0x80, uint64_t guid = kNodeGuid,
+std::vector<uint8_t> LoginReqRdma(uint8_t flags = 0x80,
+				  uint64_t guid = kNodeGuid,
 				  uint64_t i_ext = 0x1122334455667788ull)
 {
 	std::vector<uint8_t> p(56, 0);
-	PutBe(&p[0], 0x4242, 8);     /* tag */
-	PutBe(&p[8], 0x0006, 2);     /* DIRECT | INDIRECT */
-	p[10] = flags;               /* immediate data, multichannel action */
-	p[11] = 0x00;                /* SRP_LOGIN_REQ */
-	PutBe(&p[12], 8260, 4);      /* req_it_iu_len */
+	PutBe(&p[0], 0x4242, 8); /* tag */
+	PutBe(&p[8], 0x0006, 2); /* DIRECT | INDIRECT */
+	p[10] = flags;		 /* immediate data, multichannel action */
+	p[11] = 0x00;		 /* SRP_LOGIN_REQ */
+	PutBe(&p[12], 8260, 4);	 /* req_it_iu_len */
 	PutBe(&p[16], i_ext, 8);
 	PutBe(&p[24], 0xaabbccddeeff0011ull, 8);
 	PutBe(&p[32], guid, 8);
 	PutBe(&p[40], guid, 8);
-	PutBe(&p[48], 68, 2);        /* imm_data_offset */
+	PutBe(&p[48], 68, 2); /* imm_data_offset */
 	return p;
 }
 
-class DataPathFixture : public testing::Test {
+class DataPathFixture : public testing::Test
+{
 protected:
 	void SetUp() override
 	{
@@ -74,12 +78,13 @@ protected:
 		port.port_num = 1;
 		port.link_layer = SRPT_LINK_LAYER_ETHERNET;
 		port.gid_valid = true;
-		const uint8_t gid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-					 0x50, 0x54, 0x00, 0xff, 0xfe, 0x12, 0x34, 0x56};
+		const uint8_t gid[16] = {0xfe, 0x80, 0,	   0,	 0,    0,
+					 0,    0,    0x50, 0x54, 0x00, 0xff,
+					 0xfe, 0x12, 0x34, 0x56};
 		std::memcpy(port.gid, gid, 16);
 		port_ = port;
 		desc_ = {"rxe0", kNodeGuid, 1, &port_, &ib_device_,
-			 0x1111, 0x2222, 3, 16384, 8192};
+			 0x1111, 0x2222,    3, 16384,  8192};
 		ASSERT_EQ(srpt_core_add_device(&desc_, &device_), 0);
 		baseline_ = host::OutstandingAllocations();
 	}
@@ -122,9 +127,9 @@ protected:
 
 	int Login(const std::vector<uint8_t> &pdata, void *cm_id)
 	{
-		return srpt_core_dp_rdma_cm_req(device_, 1, cm_id, pdata.data(),
-						static_cast<uint32_t>(pdata.size()),
-						kSrcAddr);
+		return srpt_core_dp_rdma_cm_req(
+		    device_, 1, cm_id, pdata.data(),
+		    static_cast<uint32_t>(pdata.size()), kSrcAddr);
 	}
 
 	/* A logged-in, live channel. */
@@ -137,14 +142,16 @@ protected:
 		if (host::FakeChannels().empty())
 			return nullptr;
 		auto *ch = static_cast<Channel *>(
-			host::FakeChannels().back()->args.core_ch);
+		    host::FakeChannels().back()->args.core_ch);
 		srpt_core_dp_cm_event(ch, SRPT_DP_CM_ESTABLISHED);
 		return ch;
 	}
 
 	static uint32_t LoginRejReasonOf(const std::vector<uint8_t> &rej)
 	{
-		return rej.size() >= 8 ? static_cast<uint32_t>(GetBe(&rej[4], 4)) : 0;
+		return rej.size() >= 8
+			   ? static_cast<uint32_t>(GetBe(&rej[4], 4))
+			   : 0;
 	}
 
 	/* Writes @iu into a posted receive buffer and completes it. */
@@ -153,8 +160,8 @@ protected:
 	{
 		RecvCtx &r = (*ch->core().recv_ring())[index];
 		std::memcpy(r.buf(), iu.data(), iu.size());
-		srpt_core_dp_recv_done(ch, index, static_cast<uint32_t>(iu.size()),
-				       true);
+		srpt_core_dp_recv_done(ch, index,
+				       static_cast<uint32_t>(iu.size()), true);
 	}
 
 	static std::vector<uint8_t> TestUnitReady(uint64_t tag)
@@ -188,8 +195,8 @@ TEST(ChannelStateMachine, TransitionsAreExplicit)
 	EXPECT_FALSE(IsLegalTransition(S::kDisconnecting, S::kDisconnecting));
 	EXPECT_FALSE(IsLegalTransition(S::kLive, S::kReleasing));
 	for (size_t i = 0; i < kChannelStateCount; i++)
-		EXPECT_FALSE(IsLegalTransition(S::kReleased,
-					       static_cast<S>(i)));
+		EXPECT_FALSE(
+		    IsLegalTransition(S::kReleased, static_cast<S>(i)));
 	EXPECT_STREQ(ChannelStateName(S::kDraining), "draining");
 }
 
@@ -219,11 +226,11 @@ TEST_F(DataPathFixture, LoginWithAclIsAcceptedAndNamedByPortId)
 		  (std::vector<std::string>{kInitiator, kInitiator + 2}));
 	EXPECT_TRUE(f.accepted);
 	ASSERT_EQ(f.accept_pdata.size(), sizeof(wire::LoginRsp));
-	EXPECT_EQ(f.accept_pdata[0], 0xc0);             /* SRP_LOGIN_RSP */
-	EXPECT_EQ(GetBe(&f.accept_pdata[4], 4), 128u);  /* req_lim_delta */
-	EXPECT_EQ(f.accept_pdata[26] & 0x80, 0x80);      /* immediate data */
+	EXPECT_EQ(f.accept_pdata[0], 0xc0);	       /* SRP_LOGIN_RSP */
+	EXPECT_EQ(GetBe(&f.accept_pdata[4], 4), 128u); /* req_lim_delta */
+	EXPECT_EQ(f.accept_pdata[26] & 0x80, 0x80);    /* immediate data */
 	EXPECT_EQ(f.args.rq_size, 128u);
-	EXPECT_EQ(f.posted_recv.size(), 128u);           /* own receive ring */
+	EXPECT_EQ(f.posted_recv.size(), 128u); /* own receive ring */
 	EXPECT_TRUE(host::Rejections().empty());
 	auto *ch = static_cast<Channel *>(f.args.core_ch);
 	EXPECT_EQ(ch->state(), ChannelState::kConnecting);
@@ -238,8 +245,9 @@ TEST_F(DataPathFixture, LoginWithoutAclIsRejectedAndLeavesNothing)
 	ASSERT_EQ(host::Rejections().size(), 1u);
 	EXPECT_EQ(host::Rejections()[0].cm_id, &cm_ids_[0]);
 	EXPECT_EQ(host::Rejections()[0].pdata[0], 0xc2); /* SRP_LOGIN_REJ */
-	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
-		  static_cast<uint32_t>(wire::LoginRejReason::ChannelLimitReached));
+	EXPECT_EQ(
+	    LoginRejReasonOf(host::Rejections()[0].pdata),
+	    static_cast<uint32_t>(wire::LoginRejReason::ChannelLimitReached));
 	ASSERT_EQ(host::FakeChannels().size(), 1u);
 	EXPECT_TRUE(host::FakeChannels()[0]->destroyed);
 	/* RDMA/CM destroys a refused id itself. */
@@ -254,13 +262,15 @@ TEST_F(DataPathFixture, DisabledPortAndWrongTargetAreRejectedEarly)
 	host::Script().acl_names = {kInitiator};
 	EXPECT_NE(Login(LoginReqRdma(), &cm_ids_[0]), 0);
 	ASSERT_EQ(host::Rejections().size(), 1u);
-	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
-		  static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
+	EXPECT_EQ(
+	    LoginRejReasonOf(host::Rejections()[0].pdata),
+	    static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
 	ASSERT_EQ(srpt_core_tpg_enable(gid_port_, true), 0);
 	EXPECT_NE(Login(LoginReqRdma(0x80, 0x1234), &cm_ids_[1]), 0);
 	ASSERT_EQ(host::Rejections().size(), 2u);
 	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[1].pdata),
-		  static_cast<uint32_t>(wire::LoginRejReason::UnableToAssociateChannel));
+		  static_cast<uint32_t>(
+		      wire::LoginRejReason::UnableToAssociateChannel));
 	EXPECT_TRUE(host::FakeChannels().empty());
 }
 
@@ -283,14 +293,15 @@ TEST_F(DataPathFixture, MultichannelSingleTerminatesMultiKeeps)
 	auto &fakes = host::FakeChannels();
 	ASSERT_EQ(fakes.size(), 2u);
 	EXPECT_FALSE(fakes[0]->disconnected);
-	EXPECT_EQ(fakes[1]->accept_pdata[26] & 0x03, 0x02); /* maintained */
+	EXPECT_EQ(fakes[1]->accept_pdata[26] & 0x03, 0x02);   /* maintained */
 	ASSERT_EQ(Login(LoginReqRdma(0x80), &cm_ids_[2]), 0); /* SINGLE */
 	ASSERT_EQ(fakes.size(), 3u);
 	EXPECT_TRUE(fakes[0]->disconnected);
 	EXPECT_TRUE(fakes[1]->disconnected);
 	EXPECT_EQ(fakes[2]->accept_pdata[26] & 0x03, 0x01); /* terminated */
 	/* Another initiator is another nexus: untouched. */
-	host::Script().acl_names.push_back("0x0000000000000099aabbccddeeff0011");
+	host::Script().acl_names.push_back(
+	    "0x0000000000000099aabbccddeeff0011");
 	ASSERT_EQ(Login(LoginReqRdma(0x80, kNodeGuid, 0x99), &cm_ids_[3]), 0);
 	EXPECT_FALSE(fakes[2]->disconnected);
 }
@@ -343,8 +354,8 @@ TEST_F(DataPathFixture, CommandRoundTripReturnsTheCredit)
 	EXPECT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
 	ASSERT_EQ(f.posted_send.size(), 1u);
 	SendCtx &s = ch->core().send_ring()[idx];
-	EXPECT_EQ(s.buf()[0], 0xc1);                 /* SRP_RSP */
-	EXPECT_EQ(GetBe(s.buf() + 4, 4), 1u);        /* req_lim_delta */
+	EXPECT_EQ(s.buf()[0], 0xc1);	      /* SRP_RSP */
+	EXPECT_EQ(GetBe(s.buf() + 4, 4), 1u); /* req_lim_delta */
 	host::Script().put_releases = true;
 	srpt_core_dp_send_done(ch, idx, true);
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));
@@ -367,7 +378,7 @@ TEST_F(DataPathFixture, MalformedCommandIsAnsweredByTheTransport)
 	const uint32_t idx = f.posted_send[0];
 	SendCtx &s = ch->core().send_ring()[idx];
 	EXPECT_EQ(s.buf()[0], 0xc1);
-	EXPECT_EQ(s.buf()[19], 0x02); /* status CHECK CONDITION */
+	EXPECT_EQ(s.buf()[19], 0x02);	     /* status CHECK CONDITION */
 	EXPECT_EQ(s.buf()[18] & 0x02, 0x02); /* SNSVALID */
 	srpt_core_dp_send_done(ch, idx, true);
 	srpt_dp_stats st{};
@@ -385,10 +396,10 @@ TEST_F(DataPathFixture, TaskManagementAndAbortedTaskCredit)
 	ASSERT_EQ(f.submitted_index.size(), 1u);
 	const uint32_t cmd = f.submitted_index[0];
 	std::vector<uint8_t> tm(48, 0);
-	tm[0] = 0x01;       /* SRP_TSK_MGMT */
-	tm[8] = 0x20;       /* tag */
-	tm[30] = 0x01;      /* ABORT TASK */
-	tm[32] = 0x10;      /* task tag */
+	tm[0] = 0x01;  /* SRP_TSK_MGMT */
+	tm[8] = 0x20;  /* tag */
+	tm[30] = 0x01; /* ABORT TASK */
+	tm[32] = 0x10; /* task tag */
 	Receive(ch, tm, 1);
 	ASSERT_EQ(f.tmr_func, (std::vector<uint8_t>{0x01}));
 	const uint32_t tmr = f.tmr_index[0];
@@ -436,13 +447,15 @@ TEST_F(DataPathFixture, SendContextLimitMakesIusWait)
 	EXPECT_EQ(st.wait_depth, 1u);
 	EXPECT_EQ(st.ius_waited, 1u);
 	srpt_dp_rsp rsp{};
-	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp), 0);
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp),
+		  0);
 	srpt_core_dp_send_done(ch, f.submitted_index[0], true);
 	ASSERT_EQ(f.submitted.size(), 2u);
 	EXPECT_EQ(f.submitted[1].tag, 2u);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.wait_depth, 0u);
-	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[1], &rsp), 0);
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[1], &rsp),
+		  0);
 	srpt_core_dp_send_done(ch, f.submitted_index[1], true);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
@@ -469,16 +482,18 @@ TEST_F(DataPathFixture, DeviceRemovalWaitsForRelease)
 	host::RunPendingWork();
 	EXPECT_TRUE(f.destroyed);
 	srpt_core_dp_device_removing(device_); /* returns: nothing left */
-	EXPECT_EQ(GetChannelRegistry()->CountDevice(
-			  static_cast<Device *>(device_)),
-		  0u);
+	EXPECT_EQ(
+	    GetChannelRegistry()->CountDevice(static_cast<Device *>(device_)),
+	    0u);
 }
 
 } // namespace
 } // namespace srpt
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 TEST_F(DataPathFixture, AcceptFailureClosesThroughTheReleaseWork)
 {
@@ -488,8 +503,9 @@ TEST_F(DataPathFixture, AcceptFailureClosesThroughTheReleaseWork)
 	/* 0: the channel owns the cm_id now, RDMA/CM must not destroy it. */
 	EXPECT_EQ(Login(LoginReqRdma(), &cm_ids_[0]), 0);
 	ASSERT_EQ(host::Rejections().size(), 1u);
-	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
-		  static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
+	EXPECT_EQ(
+	    LoginRejReasonOf(host::Rejections()[0].pdata),
+	    static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
 	host::FakeCh &f = *host::FakeChannels()[0];
 	auto *ch = static_cast<Channel *>(f.args.core_ch);
 	EXPECT_EQ(ch->state(), ChannelState::kDraining);
@@ -509,8 +525,9 @@ TEST_F(DataPathFixture, QpCreationFailureIsAResourceReject)
 	const size_t before = host::OutstandingAllocations();
 	EXPECT_NE(Login(LoginReqRdma(), &cm_ids_[0]), 0);
 	ASSERT_EQ(host::Rejections().size(), 1u);
-	EXPECT_EQ(LoginRejReasonOf(host::Rejections()[0].pdata),
-		  static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
+	EXPECT_EQ(
+	    LoginRejReasonOf(host::Rejections()[0].pdata),
+	    static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
 	EXPECT_EQ(host::OutstandingAllocations(), before);
 }
 
@@ -572,14 +589,14 @@ TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
 	host::FakeCh &f = *host::FakeChannels()[0];
 	std::vector<uint8_t> iu(64, 0);
 	iu[0] = 0x02;
-	iu[5] = 0x01;  /* data-in DIRECT */
-	iu[7] = 1;     /* data_in_desc_cnt */
-	iu[8] = 0x44;  /* tag */
-	iu[32] = 0x28; /* READ(10) */
-	iu[39] = 0x08; /* 8 blocks */
-	PutBe(&iu[48], 0x1000, 8);   /* va */
-	PutBe(&iu[56], 0x1234, 4);   /* rkey */
-	PutBe(&iu[60], 4096, 4);     /* len */
+	iu[5] = 0x01;		   /* data-in DIRECT */
+	iu[7] = 1;		   /* data_in_desc_cnt */
+	iu[8] = 0x44;		   /* tag */
+	iu[32] = 0x28;		   /* READ(10) */
+	iu[39] = 0x08;		   /* 8 blocks */
+	PutBe(&iu[48], 0x1000, 8); /* va */
+	PutBe(&iu[56], 0x1234, 4); /* rkey */
+	PutBe(&iu[60], 4096, 4);   /* len */
 	Receive(ch, iu, 0);
 	ASSERT_EQ(f.submitted.size(), 1u);
 	EXPECT_EQ(f.submitted[0].dir, SRPT_DP_DIR_READ);
@@ -588,7 +605,8 @@ TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
 	srpt_dp_rsp rsp{};
 	rsp.dir = SRPT_DP_DIR_READ;
 	rsp.n_rdma_writes = 1;
-	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp), 0);
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp),
+		  0);
 	ASSERT_EQ(f.posted_send_rdma, (std::vector<uint32_t>{1}));
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
@@ -658,8 +676,10 @@ TEST_F(DataPathFixture, ImmediateDataExecutesWithoutRdmaRead)
 } // namespace
 } // namespace srpt
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 TEST_F(DataPathFixture, DeviceRemovalDrainsLiveChannelsWithoutThePeer)
 {

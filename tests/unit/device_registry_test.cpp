@@ -8,12 +8,15 @@
 #include <array>
 #include <cstring>
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 /* A RoCE GID as rxe derives it from a MAC: fe80::5054:00ff:fe12:3456. */
 constexpr std::array<uint8_t, 16> kRoceGid = {
-	0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x50, 0x54, 0x00, 0xff, 0xfe, 0x12, 0x34, 0x56};
+    0xfe, 0x80, 0,    0,    0,	  0,	0,    0,
+    0x50, 0x54, 0x00, 0xff, 0xfe, 0x12, 0x34, 0x56};
 
 srpt_port_desc MakePort(uint32_t num, const std::array<uint8_t, 16> &gid,
 			uint32_t link_layer = SRPT_LINK_LAYER_ETHERNET)
@@ -26,7 +29,8 @@ srpt_port_desc MakePort(uint32_t num, const std::array<uint8_t, 16> &gid,
 	return port;
 }
 
-class CoreFixture : public testing::Test {
+class CoreFixture : public testing::Test
+{
 protected:
 	void SetUp() override
 	{
@@ -63,14 +67,14 @@ TEST_F(CoreFixture, AddLogsDeviceAndPortNamesAndTracksThem)
 	EXPECT_EQ(registry().device_count(), 1u);
 
 	EXPECT_TRUE(host::LogsContain(
-		"device rxe0: node GUID 0x505400fffe123456, 1 port(s)"));
+	    "device rxe0: node GUID 0x505400fffe123456, 1 port(s)"));
 	EXPECT_TRUE(host::LogsContain(
-		"device rxe0 port 1: Ethernet, GUID name 5054:00ff:fe12:3456, "
-		"GID name 0xfe80000000000000505400fffe123456"));
+	    "device rxe0 port 1: Ethernet, GUID name 5054:00ff:fe12:3456, "
+	    "GID name 0xfe80000000000000505400fffe123456"));
 
 	bool guid_form = true;
 	Port *by_gid = registry().FindPortAndGet(
-		"0xfe80000000000000505400fffe123456", &guid_form);
+	    "0xfe80000000000000505400fffe123456", &guid_form);
 	ASSERT_NE(by_gid, nullptr);
 	EXPECT_FALSE(guid_form);
 	Device *dev = by_gid->device;
@@ -122,8 +126,8 @@ TEST_F(CoreFixture, MultiPortDeviceNamesEachPort)
 	auto gid2 = kRoceGid;
 	gid2[15] = 0x57;
 	const srpt_port_desc ports[] = {
-		MakePort(1, kRoceGid, SRPT_LINK_LAYER_INFINIBAND),
-		MakePort(2, gid2, SRPT_LINK_LAYER_INFINIBAND)};
+	    MakePort(1, kRoceGid, SRPT_LINK_LAYER_INFINIBAND),
+	    MakePort(2, gid2, SRPT_LINK_LAYER_INFINIBAND)};
 	const srpt_device_desc desc{"mlx4_0", 0x1, 2, ports, nullptr};
 	void *h = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
@@ -151,7 +155,7 @@ TEST_F(CoreFixture, PortWithoutGidHasNoName)
 	/* Its zeroed names must not match an all-zero GID name. */
 	bool guid_form = false;
 	EXPECT_EQ(registry().FindPortAndGet(
-			  "0x00000000000000000000000000000000", &guid_form),
+		      "0x00000000000000000000000000000000", &guid_form),
 		  nullptr);
 	srpt_core_remove_device(h);
 }
@@ -190,7 +194,7 @@ TEST_F(CoreFixture, EveryAllocationFailureIsClean)
 		host::FailNthAllocation(nth);
 		void *handle = nullptr;
 		EXPECT_EQ(srpt_core_add_device(&desc, &handle), -SRPT_ENOMEM)
-			<< "allocation " << nth;
+		    << "allocation " << nth;
 		EXPECT_EQ(handle, nullptr);
 		EXPECT_EQ(host::OutstandingAllocations(), baseline);
 		EXPECT_EQ(registry().device_count(), 0u);

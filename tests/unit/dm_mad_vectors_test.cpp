@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-namespace {
+namespace
+{
 
 struct Probe {
 	std::string what;
@@ -55,7 +56,7 @@ std::vector<Probe> LoadProbes()
 			unsigned byte;
 			while (hex >> std::hex >> byte)
 				probes.back().response.push_back(
-					static_cast<uint8_t>(byte));
+				    static_cast<uint8_t>(byte));
 		}
 	}
 	return probes;
@@ -77,7 +78,8 @@ std::vector<uint8_t> Request(const Probe &p)
 	return mad;
 }
 
-class DmMadVectors : public testing::Test {
+class DmMadVectors : public testing::Test
+{
 protected:
 	void SetUp() override
 	{
@@ -100,12 +102,13 @@ protected:
 		port.port_num = 1;
 		port.link_layer = SRPT_LINK_LAYER_ETHERNET;
 		port.gid_valid = true;
-		const uint8_t gid[16] = {0xfe, 0x80, 0, 0, 0,    0,    0, 0,
-					 0x50, 0x54, 0, 0xff, 0xfe, 0xaa, 0, last};
+		const uint8_t gid[16] = {0xfe, 0x80, 0,	   0,	 0, 0,
+					 0,    0,    0x50, 0x54, 0, 0xff,
+					 0xfe, 0xaa, 0,	   last};
 		std::memcpy(port.gid, gid, 16);
 		/* ibv_devinfo -v -d rxe1 in the guest. */
-		const srpt_device_desc desc{name,     guid,    1,      &port,
-					    nullptr,  0xffffff, 0,     0,
+		const srpt_device_desc desc{name,    guid,     1, &port,
+					    nullptr, 0xffffff, 0, 0,
 					    1048576, 1048576};
 		ASSERT_EQ(srpt_core_add_device(&desc, handle), 0);
 	}
@@ -123,8 +126,8 @@ TEST_F(DmMadVectors, EveryRecordedProbeIsAnsweredByteForByte)
 		const std::vector<uint8_t> request = Request(p);
 		std::vector<uint8_t> response(256, 0xee);
 		const bool respond = srpt_core_handle_dm_mad(
-			rxe1_, 1, request.data(), request.size(),
-			response.data(), response.size());
+		    rxe1_, 1, request.data(), request.size(), response.data(),
+		    response.size());
 		ASSERT_EQ(respond, !p.response.empty());
 		if (!respond)
 			continue;
@@ -132,7 +135,7 @@ TEST_F(DmMadVectors, EveryRecordedProbeIsAnsweredByteForByte)
 		ASSERT_EQ(p.response.size(), 256u);
 		for (size_t i = 0; i < 256; i++)
 			EXPECT_EQ(response[i], p.response[i])
-				<< "byte 0x" << std::hex << i;
+			    << "byte 0x" << std::hex << i;
 	}
 }
 

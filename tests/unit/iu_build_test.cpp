@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Builders of target IUs: exact bytes of SRP_RSP (status, residuals,
  * sense and its truncation to max_ti_iu_len, req_lim_delta), the task

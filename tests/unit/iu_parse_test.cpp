@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * parse_iu(): every SRP_CMD rule and every IU type, with IUs hand-built at
  * srp.h offsets in buffers of exactly the received size (so ASan catches

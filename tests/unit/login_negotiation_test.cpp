@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * SRP_LOGIN_REQ negotiation: every acceptance and rejection rule of
  * include/srpt/login.hpp, with requests hand-built at srp.h offsets.

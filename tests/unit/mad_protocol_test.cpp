@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Device-management MADs: response bytes for every Get attribute, the
  * status of unsupported methods/attributes/slots, and the requests that

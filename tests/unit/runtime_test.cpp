@@ -10,8 +10,10 @@
 
 #include "test_support.hpp"
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 struct Widget : KernelAllocated {
 	explicit Widget(int v) : value(v) {}
@@ -169,7 +171,7 @@ TEST(Work, RunsOnceWhenQueuedTwiceAndCancelStopsIt)
 	alignas(SRPT_WORK_ALIGN) unsigned char work[SRPT_WORK_SIZE];
 	int runs = 0;
 	srpt_work_init(
-		work, [](void *ctx) { ++*static_cast<int *>(ctx); }, &runs);
+	    work, [](void *ctx) { ++*static_cast<int *>(ctx); }, &runs);
 	EXPECT_TRUE(srpt_work_queue(work));
 	EXPECT_FALSE(srpt_work_queue(work));
 	EXPECT_EQ(host::RunPendingWork(), 1u);

@@ -14,13 +14,16 @@
 #include <cstring>
 #include <string>
 
-namespace srpt {
-namespace {
+namespace srpt
+{
+namespace
+{
 
 constexpr const char *kGidName = "0xfe80000000000000505400fffe123456";
 constexpr const char *kGuidName = "5054:00ff:fe12:3456";
 
-class ConfigFixture : public testing::Test {
+class ConfigFixture : public testing::Test
+{
 protected:
 	void SetUp() override
 	{
@@ -28,8 +31,11 @@ protected:
 		const srpt_module_params params{8276, 4095};
 		ASSERT_EQ(srpt_core_init(&params), 0);
 		port_ = MakePortDesc(1, 0x56);
-		desc_ = {"rxe0", 0x505400fffe123456ull, 1, &port_, &ib_device_,
-			 0x1111, 0x2222, 3, 16384, 8192};
+		desc_ = {"rxe0",      0x505400fffe123456ull,
+			 1,	      &port_,
+			 &ib_device_, 0x1111,
+			 0x2222,      3,
+			 16384,	      8192};
 		ASSERT_EQ(srpt_core_add_device(&desc_, &device_), 0);
 	}
 
@@ -47,7 +53,7 @@ protected:
 		p.port_num = num;
 		p.link_layer = SRPT_LINK_LAYER_ETHERNET;
 		p.gid_valid = true;
-		const uint8_t gid[16] = {0xfe, 0x80, 0,    0,    0,    0,
+		const uint8_t gid[16] = {0xfe, 0x80, 0,	   0,	 0,    0,
 					 0,    0,    0x50, 0x54, 0x00, 0xff,
 					 0xfe, 0x12, 0x34, last};
 		std::memcpy(p.gid, gid, 16);
@@ -82,14 +88,14 @@ TEST_F(ConfigFixture, PortDirectoryByGidOrGuidName)
 TEST_F(ConfigFixture, UnknownPortNameIsEinval)
 {
 	void *id = nullptr;
-	EXPECT_EQ(srpt_core_port_id_make("0xfe80000000000000505400fffe123457",
-					 &id),
-		  -SRPT_EINVAL);
+	EXPECT_EQ(
+	    srpt_core_port_id_make("0xfe80000000000000505400fffe123457", &id),
+	    -SRPT_EINVAL);
 	EXPECT_EQ(srpt_core_port_id_make("rxe0", &id), -SRPT_EINVAL);
 	/* Case matters: configfs names are compared as the driver prints. */
-	EXPECT_EQ(srpt_core_port_id_make("0xFE80000000000000505400FFFE123456",
-					 &id),
-		  -SRPT_EINVAL);
+	EXPECT_EQ(
+	    srpt_core_port_id_make("0xFE80000000000000505400FFFE123456", &id),
+	    -SRPT_EINVAL);
 	EXPECT_EQ(id, nullptr);
 	EXPECT_TRUE(host::LogsContain("no RDMA port is named rxe0"));
 }
@@ -113,8 +119,8 @@ TEST_F(ConfigFixture, EnableIsPerPortAndIdempotent)
 	EXPECT_EQ(srpt_core_tpg_enable(id, true), 0);
 	EXPECT_TRUE(dev->port(1)->enabled);
 	EXPECT_EQ(srpt_core_tpg_enable(id, true), 0);
-	EXPECT_TRUE(host::LogsContain("port " + std::string(kGidName) +
-				      " enabled"));
+	EXPECT_TRUE(
+	    host::LogsContain("port " + std::string(kGidName) + " enabled"));
 	srpt_core_tpg_drop(id);
 	EXPECT_FALSE(dev->port(1)->enabled);
 	srpt_core_port_id_drop(id);
@@ -125,7 +131,8 @@ TEST_F(ConfigFixture, AttributeDefaultsAreTheInTreeOnes)
 	void *id = MakePort(kGidName);
 	EXPECT_EQ(srpt_core_port_attr_get(id, SRPT_ATTR_SRP_MAX_RDMA_SIZE),
 		  65536u);
-	EXPECT_EQ(srpt_core_port_attr_get(id, SRPT_ATTR_SRP_MAX_RSP_SIZE), 256u);
+	EXPECT_EQ(srpt_core_port_attr_get(id, SRPT_ATTR_SRP_MAX_RSP_SIZE),
+		  256u);
 	EXPECT_EQ(srpt_core_port_attr_get(id, SRPT_ATTR_SRP_SQ_SIZE), 4096u);
 	EXPECT_EQ(srpt_core_port_attr_get(id, SRPT_ATTR_USE_SRQ), 0u);
 	srpt_core_port_id_drop(id);
@@ -139,49 +146,48 @@ struct AttrCase {
 };
 
 class AttributeStore : public ConfigFixture,
-		       public testing::WithParamInterface<AttrCase> {};
+		       public testing::WithParamInterface<AttrCase>
+{
+};
 
 TEST_P(AttributeStore, AcceptsAndRefusesAsInTree)
 {
 	const AttrCase &c = GetParam();
 	void *id = MakePort(kGidName);
 	EXPECT_EQ(srpt_core_port_attr_set(id, c.attr, c.text), c.expected)
-		<< "'" << c.text << "'";
+	    << "'" << c.text << "'";
 	EXPECT_EQ(srpt_core_port_attr_get(id, c.attr), c.value_after);
 	srpt_core_port_id_drop(id);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-	Ranges, AttributeStore,
-	testing::Values(
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "65536", 0, 65536},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "16777216\n", 0, 16777216},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "0x100000", 0, 0x100000},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "0400000", 0, 0400000},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "65535", -SRPT_EINVAL,
-			 65536},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "16777217", -SRPT_EINVAL,
-			 65536},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "1M", -SRPT_EINVAL, 65536},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "-1", -SRPT_EINVAL, 65536},
-		AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "99999999999999999999",
-			 -SRPT_EINVAL, 65536},
-		AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "40", 0, 40},
-		AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "1024", 0, 1024},
-		AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "39", -SRPT_EINVAL, 256},
-		AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "1025", -SRPT_EINVAL, 256},
-		AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "", -SRPT_EINVAL, 256},
-		AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "4", 0, 4},
-		AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "65535", 0, 65535},
-		AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "3", -SRPT_EINVAL, 4096},
-		AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "65536", -SRPT_EINVAL, 4096},
-		AttrCase{SRPT_ATTR_USE_SRQ, "1", 0, 1},
-		AttrCase{SRPT_ATTR_USE_SRQ, "0\n", 0, 0},
-		AttrCase{SRPT_ATTR_USE_SRQ, "2", -SRPT_EINVAL, 0},
-		AttrCase{SRPT_ATTR_USE_SRQ, "yes", -SRPT_EINVAL, 0},
-		/* kstrtoul's own error passes through for use_srq only. */
-		AttrCase{SRPT_ATTR_USE_SRQ, "99999999999999999999",
-			 -SRPT_ERANGE, 0}));
+    Ranges, AttributeStore,
+    testing::Values(
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "65536", 0, 65536},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "16777216\n", 0, 16777216},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "0x100000", 0, 0x100000},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "0400000", 0, 0400000},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "65535", -SRPT_EINVAL, 65536},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "16777217", -SRPT_EINVAL, 65536},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "1M", -SRPT_EINVAL, 65536},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "-1", -SRPT_EINVAL, 65536},
+	AttrCase{SRPT_ATTR_SRP_MAX_RDMA_SIZE, "99999999999999999999",
+		 -SRPT_EINVAL, 65536},
+	AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "40", 0, 40},
+	AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "1024", 0, 1024},
+	AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "39", -SRPT_EINVAL, 256},
+	AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "1025", -SRPT_EINVAL, 256},
+	AttrCase{SRPT_ATTR_SRP_MAX_RSP_SIZE, "", -SRPT_EINVAL, 256},
+	AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "4", 0, 4},
+	AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "65535", 0, 65535},
+	AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "3", -SRPT_EINVAL, 4096},
+	AttrCase{SRPT_ATTR_SRP_SQ_SIZE, "65536", -SRPT_EINVAL, 4096},
+	AttrCase{SRPT_ATTR_USE_SRQ, "1", 0, 1},
+	AttrCase{SRPT_ATTR_USE_SRQ, "0\n", 0, 0},
+	AttrCase{SRPT_ATTR_USE_SRQ, "2", -SRPT_EINVAL, 0},
+	AttrCase{SRPT_ATTR_USE_SRQ, "yes", -SRPT_EINVAL, 0},
+	/* kstrtoul's own error passes through for use_srq only. */
+	AttrCase{SRPT_ATTR_USE_SRQ, "99999999999999999999", -SRPT_ERANGE, 0}));
 
 TEST_F(ConfigFixture, AttributesAreSharedByBothNamesOfAPort)
 {
@@ -249,37 +255,37 @@ TEST_F(ConfigFixture, PortDirectoryFailsCleanlyWithoutMemory)
 	EXPECT_LT(host::OutstandingAllocations(), before);
 }
 
-class AclName : public testing::TestWithParam<std::pair<const char *, int>> {};
+class AclName : public testing::TestWithParam<std::pair<const char *, int>>
+{
+};
 
 TEST_P(AclName, ParsedAsInTree)
 {
 	EXPECT_EQ(srpt_core_acl_name_check(GetParam().first), GetParam().second)
-		<< GetParam().first;
+	    << GetParam().first;
 }
 
 INSTANTIATE_TEST_SUITE_P(
-	Names, AclName,
-	testing::Values(
-		/* The examples of the in-tree srpt_init_nodeacl(). */
-		std::make_pair("0x0000000000000000505400fffe4a0b7b", 0),
-		std::make_pair("0000000000000000505400fffe4a0b7b", 0),
-		std::make_pair("5054:00ff:fe4a:0b7b", 0),
-		std::make_pair("192.168.122.76", 0),
-		std::make_pair("fe80::5054:ff:fe4a:b7b", 0),
-		std::make_pair("fe80::5054:ff:fe4a:b7b%2", 0),
-		std::make_pair("0X00ff", 0),
-		std::make_pair("ab", 0),
-		/* Only the first 32 digits are used. */
-		std::make_pair("0000000000000000505400fffe4a0b7bzz", 0),
-		/* sscanf("%hx:%hx:%hx:%hx") ignores what follows. */
-		std::make_pair("1:2:3:4 trailing", 0),
-		std::make_pair("abc", -SRPT_EINVAL),
-		std::make_pair("0x", 0),
-		std::make_pair("0xabc", -SRPT_EINVAL),
-		std::make_pair("zz", -SRPT_EINVAL),
-		std::make_pair("1:2:3", -SRPT_EINVAL),
-		std::make_pair("192.168.1", -SRPT_EINVAL),
-		std::make_pair("iqn.2003-01.org.example:x", -SRPT_EINVAL)));
+    Names, AclName,
+    testing::Values(
+	/* The examples of the in-tree srpt_init_nodeacl(). */
+	std::make_pair("0x0000000000000000505400fffe4a0b7b", 0),
+	std::make_pair("0000000000000000505400fffe4a0b7b", 0),
+	std::make_pair("5054:00ff:fe4a:0b7b", 0),
+	std::make_pair("192.168.122.76", 0),
+	std::make_pair("fe80::5054:ff:fe4a:b7b", 0),
+	std::make_pair("fe80::5054:ff:fe4a:b7b%2", 0),
+	std::make_pair("0X00ff", 0), std::make_pair("ab", 0),
+	/* Only the first 32 digits are used. */
+	std::make_pair("0000000000000000505400fffe4a0b7bzz", 0),
+	/* sscanf("%hx:%hx:%hx:%hx") ignores what follows. */
+	std::make_pair("1:2:3:4 trailing", 0),
+	std::make_pair("abc", -SRPT_EINVAL), std::make_pair("0x", 0),
+	std::make_pair("0xabc", -SRPT_EINVAL),
+	std::make_pair("zz", -SRPT_EINVAL),
+	std::make_pair("1:2:3", -SRPT_EINVAL),
+	std::make_pair("192.168.1", -SRPT_EINVAL),
+	std::make_pair("iqn.2003-01.org.example:x", -SRPT_EINVAL)));
 
 TEST_F(ConfigFixture, RdmaCmPortCreatesReplacesAndRemovesTheListener)
 {
@@ -358,7 +364,8 @@ TEST(Kstrto, BaseZeroAndSixteenAsTheKernel)
 	EXPECT_EQ(ParseU64("08", 0).status(), Status::kInvalid);
 	EXPECT_EQ(ParseU64("0x", 0).status(), Status::kInvalid);
 	EXPECT_EQ(*ParseU64("18446744073709551615", 10), ~0ull);
-	EXPECT_EQ(ParseU64("18446744073709551616", 10).status(), Status::kRange);
+	EXPECT_EQ(ParseU64("18446744073709551616", 10).status(),
+		  Status::kRange);
 	EXPECT_EQ(*ParseU16("65535", 0), 65535u);
 	EXPECT_EQ(ParseU16("65536", 0).status(), Status::kRange);
 	EXPECT_EQ(ParseU16(" 1", 0).status(), Status::kInvalid);

@@ -9,9 +9,11 @@
 
 #include "test_support.hpp"
 
-namespace {
+namespace
+{
 
-class HostPlatformListener : public testing::EmptyTestEventListener {
+class HostPlatformListener : public testing::EmptyTestEventListener
+{
 	size_t outstanding_at_start_ = 0;
 
 	void OnTestStart(const testing::TestInfo &) override
@@ -39,6 +41,6 @@ int main(int argc, char **argv)
 	testing::InitGoogleTest(&argc, argv);
 	srpt::host::SetWarnHandler(srpt::test::FailOnWarn);
 	testing::UnitTest::GetInstance()->listeners().Append(
-		new HostPlatformListener);
+	    new HostPlatformListener);
 	return RUN_ALL_TESTS();
 }

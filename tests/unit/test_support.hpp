@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-namespace srpt::test {
+namespace srpt::test
+{
 
 /* The default warn handler of the unit tests: the running test fails. */
 inline void FailOnWarn(const char *file, int line, const char *what)
@@ -21,14 +22,15 @@ inline void FailOnWarn(const char *file, int line, const char *what)
  * Within its scope, srpt_warn() is expected rather than a failure; the
  * warnings are collected for the test to check.
  */
-class ScopedExpectWarn {
+class ScopedExpectWarn
+{
 public:
 	ScopedExpectWarn()
 	{
 		host::SetWarnHandler(
-			[this](const char *, int, const char *what) {
-				warnings_.push_back(what);
-			});
+		    [this](const char *, int, const char *what) {
+			    warnings_.push_back(what);
+		    });
 	}
 	~ScopedExpectWarn() { host::SetWarnHandler(FailOnWarn); }
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Wire types: byte order of Be16/32/64 and the offsets of SRP IU and DM MAD
  * fields, checked against raw bytes (offsets from include/scsi/srp.h,

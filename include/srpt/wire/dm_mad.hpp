@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * InfiniBand device-management MADs as the SRP target answers them:
  * the common MAD header (rdma/ib_mad.h), the DM MAD and its attributes

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * SRP information units, byte for byte as in include/scsi/srp.h (the layout
  * ib_srp and the in-tree ib_srpt exchange; SRP r16a / SRP-2 for semantics).

@@ -14,13 +14,14 @@
 
 #include <srpt/datapath.h>
 
-namespace srpt::host {
+namespace srpt::host
+{
 
 struct FakeCh {
 	srpt_dp_ch_args args;
 	uint32_t max_send_wr;
 	std::vector<uint32_t> posted_recv;
-	std::vector<uint32_t> posted_send;      /* send indexes */
+	std::vector<uint32_t> posted_send;	/* send indexes */
 	std::vector<uint32_t> posted_send_rdma; /* n_rdma of each send */
 	std::vector<uint32_t> posted_read;
 	uint32_t zlw_posted = 0;

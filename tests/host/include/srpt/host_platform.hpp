@@ -15,7 +15,8 @@
 
 #include <srpt/platform.h>
 
-namespace srpt::host {
+namespace srpt::host
+{
 
 /* ---- allocation ---- */
 /* Allocations made and not yet freed. */
@@ -47,8 +48,8 @@ bool LogsContain(const std::string &needle);
  * Called for every srpt_warn(). The default aborts (so a fuzzer reports
  * it); the unit-test main installs one that fails the current test.
  */
-void SetWarnHandler(std::function<void(const char *file, int line,
-				       const char *what)> handler);
+void SetWarnHandler(
+    std::function<void(const char *file, int line, const char *what)> handler);
 size_t WarnCount();
 
 /* ---- deferred work ---- */
