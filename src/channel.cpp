@@ -261,7 +261,7 @@ void Channel::AnswerTaskMgmt(SendCtx &s, uint64_t tag,
 
 Channel::Channel(const ChannelParams &p)
     : nexus_node(), registry_node(), core_(*this),
-      state_lock_(LockClass::kChannel), device_(p.device), port_(p.port),
+      state_lock_(LockClass::kChannelState), device_(p.device), port_(p.port),
       cm_id_(p.cm_id), login_(p.login),
       limits_(channel_limits(p.login, p.max_data_len)), credits_(p.credits),
       id_(0)

@@ -244,7 +244,7 @@ public:
 class ChannelRegistry final : public KernelAllocated
 {
 public:
-	ChannelRegistry() : mutex(LockClass::kNexus) {}
+	ChannelRegistry() : mutex(LockClass::kChannelRegistry) {}
 	~ChannelRegistry();
 
 	/* Finds or creates the nexus. Mutex held. */

@@ -17,6 +17,9 @@ enum class LockClass : int {
 	kPort = SRPT_LOCK_PORT,
 	kChannel = SRPT_LOCK_CHANNEL,
 	kNexus = SRPT_LOCK_NEXUS,
+	kRdmaCmListener = SRPT_LOCK_RDMA_CM_LISTENER,
+	kChannelState = SRPT_LOCK_CHANNEL_STATE,
+	kChannelRegistry = SRPT_LOCK_CHANNEL_REGISTRY,
 	kTest = SRPT_LOCK_TEST,
 };
 

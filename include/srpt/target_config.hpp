@@ -56,7 +56,7 @@ Status CheckAclName(const char *name);
 class RdmaCmListener final : public KernelAllocated
 {
 public:
-	RdmaCmListener() : mutex_(LockClass::kDeviceList) {}
+	RdmaCmListener() : mutex_(LockClass::kRdmaCmListener) {}
 	~RdmaCmListener();
 
 	uint16_t port();
