@@ -9,10 +9,11 @@ VM_DIR := $(ROOT)/tests/vm
 
 # SRPT=intree|port: which ib_srpt the guest's target loads (vm-check).
 SRPT ?= intree
-# demo and bench's B side default to in-tree until the port is declared
-# ready to serve I/O (then DEMO_SRPT=port / BENCH_B=port, or change these).
-DEMO_SRPT ?= intree
-BENCH_B ?= intree
+# The port serves I/O (e2e passes with SRPT=port): the demo runs it, and
+# bench compares it (B) with the in-tree driver (A). DEMO_SRPT=intree or
+# BENCH_B=intree gives the in-tree driver (B=intree: A/A, shows the noise).
+DEMO_SRPT ?= port
+BENCH_B ?= port
 VM_SCENARIOS ?= e2e configfs twohost
 VM_ENV = ROOT=$(ROOT) KVER=$(KVER)
 
@@ -32,7 +33,7 @@ bench:
 	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench.sh
 
 demo:
-	@echo "demo: SRPT=$(DEMO_SRPT)$(if $(filter intree,$(DEMO_SRPT)), (in-tree ib_srpt: the default until the port is declared ready; make demo DEMO_SRPT=port runs the port))"
+	@echo "demo: SRPT=$(DEMO_SRPT)$(if $(filter intree,$(DEMO_SRPT)), (the in-tree ib_srpt),  (the port: ib_srpt.ko of this tree))"
 	@$(VM_ENV) SRPT=$(DEMO_SRPT) $(VM_DIR)/run.sh demo; rc=$$?; \
 	 echo "----- what the demo did (guest log) -----"; \
 	 cat $(or $(VM_ARTIFACTS),$(ROOT)/build/vm-artifacts)/$(DEMO_SRPT)/demo/log 2>/dev/null; exit $$rc
