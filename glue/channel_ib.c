@@ -304,8 +304,10 @@ int srpt_dp_post_send(struct srpt_dp_ch *ch, uint32_t index, uint32_t len,
 	/* Data-in: RDMA WRITEs chained, unsignalled, before the response. */
 	if (n_rdma_writes)
 		for (i = s->n_rw - 1; i >= 0; i--)
-			first = rdma_rw_ctx_wrs(&s->rw[i].rw, ch->qp,
-						ch->port_num, NULL, first);
+			if (s->rw[i].rw_nents)
+				first = rdma_rw_ctx_wrs(&s->rw[i].rw, ch->qp,
+							ch->port_num, NULL,
+							first);
 	ib_dma_sync_single_for_device(srpt_ch_dev(ch), s->dma, len,
 				      DMA_TO_DEVICE);
 	return ib_post_send(ch->qp, first, NULL);

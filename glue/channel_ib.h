@@ -31,7 +31,11 @@ struct srpt_glue_recv {
 struct srpt_glue_rw {
 	struct rdma_rw_ctx rw;
 	struct scatterlist *sg;
-	unsigned int nents;
+	unsigned int nents;    /* entries allocated in sg */
+	unsigned int rw_nents; /* entries the rw context maps; 0: none */
+	u64 va;                /* the descriptor */
+	u32 key;
+	u32 len;
 };
 
 struct srpt_glue_send {

@@ -61,8 +61,9 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 	for (i = 0; i < s->n_rw; i++) {
 		struct srpt_glue_rw *ctx = &s->rw[i];
 
-		rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
-				    ctx->nents, s->rw_dir);
+		if (ctx->rw_nents)
+			rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num,
+					    ctx->sg, ctx->rw_nents, s->rw_dir);
 		target_free_sgl(ctx->sg, ctx->nents);
 	}
 	if (s->rw && s->rw != &s->s_rw)
@@ -106,6 +107,10 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 		}
 		s->n_rdma += ret;
 		s->n_rw++;
+		ctx->rw_nents = ctx->nents;
+		ctx->va = va;
+		ctx->key = key;
+		ctx->len = len;
 		if (prev) {
 			sg_unmark_end(&prev[prev_nents - 1]);
 			sg_chain(prev, prev_nents + 1, ctx->sg);
@@ -124,6 +129,48 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 unwind:
 	srpt_glue_free_rw(ch, s);
 	return ret;
+}
+
+/*
+ * Data-in moves exactly what the command produced. The descriptors may
+ * offer more (a 512-byte READ into a 1 MiB descriptor): the rw contexts,
+ * set up for whole descriptors, are redone for the produced length, and
+ * descriptors past it are not written at all. The in-tree driver writes
+ * the whole descriptor back to the initiator.
+ */
+static int srpt_clamp_data_in(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
+			      u32 bytes)
+{
+	u32 i, n_rdma = 0;
+	int ret;
+
+	for (i = 0; i < s->n_rw; i++) {
+		struct srpt_glue_rw *ctx = &s->rw[i];
+		u32 want = min(ctx->len, bytes), left;
+		unsigned int j;
+
+		bytes -= want;
+		if (ctx->rw_nents)
+			rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num,
+					    ctx->sg, ctx->rw_nents, s->rw_dir);
+		ctx->rw_nents = 0;
+		if (!want)
+			continue;
+		/* The entries of one context are one array (chained after). */
+		for (j = 0, left = want; j < ctx->nents && left; j++) {
+			if (ctx->sg[j].length > left)
+				ctx->sg[j].length = left;
+			left -= ctx->sg[j].length;
+		}
+		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
+				       j, 0, ctx->va, ctx->key, s->rw_dir);
+		if (ret < 0)
+			return ret;
+		ctx->rw_nents = j;
+		n_rdma += ret;
+	}
+	s->n_rdma = n_rdma;
+	return 0;
 }
 
 static int srpt_tcm_task_attr(u8 srp_attr)
@@ -314,15 +361,18 @@ static int srpt_queue_rsp(struct se_cmd *cmd, bool status_only)
 	if (!status_only && cmd->data_direction == DMA_FROM_DEVICE &&
 	    cmd->data_length && s->n_rw) {
 		/*
-		 * The RDMA WRITEs cover the whole descriptors. When the
-		 * command produced fewer bytes (data_length lowered by the
-		 * CDB or a short emulated response, reported as a residual),
-		 * the rest goes out as zeros, never as stale kernel memory.
+		 * The command produced fewer bytes than the descriptors
+		 * offer (data_length lowered by the CDB, reported as a
+		 * residual): write only those. A failure here is a lack of
+		 * resources; LIO retries queue_data_in.
 		 */
-		if (cmd->data_length < s->desc_len)
-			sg_zero_buffer(s->sg, s->sg_cnt,
-				       s->desc_len - cmd->data_length,
-				       cmd->data_length);
+		if (cmd->data_length < s->desc_len) {
+			int ret = srpt_clamp_data_in(s->ch, s,
+						     cmd->data_length);
+
+			if (ret)
+				return -ENOMEM;
+		}
 		rsp.n_rdma_writes = s->n_rdma;
 	}
 	return srpt_core_dp_queue_response(s->ch->core, s->index, &rsp);
