@@ -7,11 +7,16 @@ namespace srpt
 
 using wire::LoginRejReason;
 
-std::optional<LoginRequest> decode_login_req(std::span<const uint8_t> pdata)
+namespace
 {
-	if (pdata.size() < sizeof(wire::LoginReq))
+
+/* Both CM forms carry the same fields under the same names. */
+template <typename Wire>
+std::optional<LoginRequest> decode_login(std::span<const uint8_t> pdata)
+{
+	if (pdata.size() < sizeof(Wire))
 		return std::nullopt;
-	const auto w = wire::load<wire::LoginReq>(pdata.data());
+	const auto w = wire::load<Wire>(pdata.data());
 	LoginRequest r{};
 	r.tag = w.tag.get();
 	r.opcode = w.opcode;
@@ -24,22 +29,17 @@ std::optional<LoginRequest> decode_login_req(std::span<const uint8_t> pdata)
 	return r;
 }
 
+} // namespace
+
+std::optional<LoginRequest> decode_login_req(std::span<const uint8_t> pdata)
+{
+	return decode_login<wire::LoginReq>(pdata);
+}
+
 std::optional<LoginRequest>
 decode_login_req_rdma(std::span<const uint8_t> pdata)
 {
-	if (pdata.size() < sizeof(wire::LoginReqRdma))
-		return std::nullopt;
-	const auto w = wire::load<wire::LoginReqRdma>(pdata.data());
-	LoginRequest r{};
-	r.tag = w.tag.get();
-	r.opcode = w.opcode;
-	r.it_iu_len = w.req_it_iu_len.get();
-	r.buf_fmt = w.req_buf_fmt.get();
-	r.flags = w.req_flags;
-	r.imm_data_offset = w.imm_data_offset.get();
-	__builtin_memcpy(r.initiator_port_id, w.initiator_port_id, 16);
-	__builtin_memcpy(r.target_port_id, w.target_port_id, 16);
-	return r;
+	return decode_login<wire::LoginReqRdma>(pdata);
 }
 
 namespace
