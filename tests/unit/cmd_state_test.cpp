@@ -107,6 +107,12 @@ struct ObservedChannel : Harness {
 
 using Moves = std::vector<std::pair<S, S>>;
 
+/* Every move of a command with data-out, from receive to a free context. */
+const Moves kDataOutLifecycle = {
+    {S::kFree, S::kNew},	{S::kNew, S::kNeedData},
+    {S::kNeedData, S::kDataIn}, {S::kDataIn, S::kCmdRspSent},
+    {S::kCmdRspSent, S::kDone}, {S::kDone, S::kFree}};
+
 TEST(CmdState, ReadCommandPath)
 {
 	Recorder rec;
@@ -138,12 +144,7 @@ TEST(CmdState, WriteCommandPathWithRdmaRead)
 	ASSERT_EQ(h.executed.size(), 1u);
 	ASSERT_EQ(h.Respond(s), Status::kOk);
 	h.CompleteNext();
-	EXPECT_EQ(rec.Take(), (Moves{{S::kFree, S::kNew},
-				     {S::kNew, S::kNeedData},
-				     {S::kNeedData, S::kDataIn},
-				     {S::kDataIn, S::kCmdRspSent},
-				     {S::kCmdRspSent, S::kDone},
-				     {S::kDone, S::kFree}}));
+	EXPECT_EQ(rec.Take(), kDataOutLifecycle);
 	h.Teardown();
 }
 
@@ -214,12 +215,7 @@ TEST(CmdState, RdmaReadErrorFailsTheCommandWhichStillAnswers)
 	ASSERT_EQ(h.failed.size(), 1u);
 	ASSERT_EQ(h.Respond(s), Status::kOk); /* CHECK CONDITION */
 	h.CompleteNext();
-	EXPECT_EQ(rec.Take(), (Moves{{S::kFree, S::kNew},
-				     {S::kNew, S::kNeedData},
-				     {S::kNeedData, S::kDataIn},
-				     {S::kDataIn, S::kCmdRspSent},
-				     {S::kCmdRspSent, S::kDone},
-				     {S::kDone, S::kFree}}));
+	EXPECT_EQ(rec.Take(), kDataOutLifecycle);
 	h.Teardown();
 }
 
