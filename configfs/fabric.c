@@ -198,19 +198,13 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 	list_del(&stpg->entry);
 	mutex_unlock(&stpg->port->mutex);
 	srpt_core_tpg_drop(stpg->port->core);
-	srpt_core_dp_port_disabled(stpg->port->core);
 	core_tpg_deregister(tpg);
 	kfree(stpg);
 }
 
 static int srpt_enable_tpg(struct se_portal_group *tpg, bool enable)
 {
-	int ret = srpt_core_tpg_enable(srpt_tpg_core_port(tpg), enable);
-
-	/* As in-tree: disabling the port closes its channels. */
-	if (!ret && !enable)
-		srpt_core_dp_port_disabled(srpt_tpg_core_port(tpg));
-	return ret;
+	return srpt_core_tpg_enable(srpt_tpg_core_port(tpg), enable);
 }
 
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)

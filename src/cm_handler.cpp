@@ -340,12 +340,16 @@ extern "C" void srpt_core_dp_close_session(void *core_ch)
 		(void)ch->Close();
 }
 
-extern "C" void srpt_core_dp_port_disabled(void *port_id)
+namespace srpt
 {
-	if (srpt::ChannelRegistry *reg = srpt::g_channels)
-		reg->DisconnectPort(
-		    &static_cast<srpt::PortId *>(port_id)->port());
+
+void DisconnectPortChannels(Port &port)
+{
+	if (ChannelRegistry *reg = g_channels)
+		reg->DisconnectPort(&port);
 }
+
+} // namespace srpt
 
 extern "C" void srpt_core_dp_device_removing(void *core_device)
 {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <srpt/cm_handler.hpp>
 #include <srpt/hex_format.hpp>
 #include <srpt/kstrto.hpp>
 #include <srpt/log.hpp>
@@ -57,11 +58,11 @@ void PortId::Drop()
 	device->Put();
 }
 
-void PortId::SetEnabledLocked(bool enable)
+bool PortId::SetEnabledLocked(bool enable)
 {
 	Port &port = *port_;
 	if (port.enabled == enable)
-		return;
+		return false;
 	port.enabled = enable;
 	if (enable && port.device->removed())
 		SRPT_WARNING(nullptr,
@@ -71,19 +72,40 @@ void PortId::SetEnabledLocked(bool enable)
 	else
 		SRPT_INFO(nullptr, "port %s %s", name_,
 			  enable ? "enabled" : "disabled");
+	return !enable;
+}
+
+/*
+ * As in-tree, a disabled port logs its initiators out. Not under the port
+ * mutex (a login nests the port mutex inside the channel registry mutex);
+ * a login racing with this re-checks the port before it accepts.
+ */
+void PortId::CloseChannels()
+{
+	DisconnectPortChannels(*port_);
 }
 
 Status PortId::SetEnabled(bool enable)
 {
-	MutexGuard guard(port_->mutex);
-	SetEnabledLocked(enable);
+	bool disabled;
+	{
+		MutexGuard guard(port_->mutex);
+		disabled = SetEnabledLocked(enable);
+	}
+	if (disabled)
+		CloseChannels();
 	return Status::kOk;
 }
 
 void PortId::TpgDropped()
 {
-	MutexGuard guard(port_->mutex);
-	SetEnabledLocked(false);
+	bool disabled;
+	{
+		MutexGuard guard(port_->mutex);
+		disabled = SetEnabledLocked(false);
+	}
+	if (disabled)
+		CloseChannels();
 }
 
 uint32_t PortId::GetAttribute(srpt_port_attr attr)
@@ -147,9 +169,25 @@ Status PortId::SetAttribute(srpt_port_attr attr, const char *text)
 		return Status::kInvalid;
 	}
 
+	const uint32_t v = static_cast<uint32_t>(*value);
+	if (attr == SRPT_ATTR_USE_SRQ) {
+		/* Initiators log out before the receive model changes. */
+		bool was_enabled, disabled;
+		{
+			MutexGuard guard(port_->mutex);
+			was_enabled = port_->enabled;
+			disabled = SetEnabledLocked(false);
+		}
+		if (disabled)
+			CloseChannels();
+		MutexGuard guard(port_->mutex);
+		port_->attrib.use_srq = v != 0;
+		SetEnabledLocked(was_enabled);
+		return Status::kOk;
+	}
+
 	MutexGuard guard(port_->mutex);
 	PortAttributes &a = port_->attrib;
-	const uint32_t v = static_cast<uint32_t>(*value);
 	switch (attr) {
 	case SRPT_ATTR_SRP_MAX_RDMA_SIZE:
 		a.srp_max_rdma_size = v;
@@ -160,14 +198,8 @@ Status PortId::SetAttribute(srpt_port_attr attr, const char *text)
 	case SRPT_ATTR_SRP_SQ_SIZE:
 		a.srp_sq_size = v;
 		break;
-	case SRPT_ATTR_USE_SRQ: {
-		/* Initiators log out before the receive model changes. */
-		const bool was_enabled = port_->enabled;
-		SetEnabledLocked(false);
-		a.use_srq = v != 0;
-		SetEnabledLocked(was_enabled);
+	case SRPT_ATTR_USE_SRQ: /* handled above */
 		break;
-	}
 	}
 	return Status::kOk;
 }

@@ -50,6 +50,9 @@ struct LoginResult {
 };
 
 /* The whole RDMA/CM login (srpt_core_dp_rdma_cm_req). */
+/* Disconnects every channel of @port (a disabled port logs out). */
+void DisconnectPortChannels(Port &port);
+
 LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 			      const uint8_t *pdata, uint32_t pdata_len,
 			      const char *src_addr);

@@ -217,8 +217,6 @@ int srpt_core_dp_cmd_state(void *core_ch, uint32_t index);
 /* close_session: disconnect the channel (asynchronously). */
 void srpt_core_dp_close_session(void *core_ch);
 
-/* configfs: a TPG of @port_id was disabled or dropped: close its channels. */
-void srpt_core_dp_port_disabled(void *port_id);
 /*
  * ib_client remove: close the channels on @core_device and wait until they
  * are released. Contract: process context, before the PD goes away.

@@ -39,7 +39,10 @@ public:
 private:
 	PortId(Port &port, bool guid_form);
 	~PortId() = default;
-	void SetEnabledLocked(bool enable);
+	/* True when the port went from enabled to disabled. */
+	bool SetEnabledLocked(bool enable);
+	/* With the port mutex released: channels of a disabled port go. */
+	void CloseChannels();
 
 	Port *port_;
 	bool guid_form_;

@@ -466,7 +466,26 @@ TEST_F(DataPathFixture, DisablingThePortDisconnectsItsChannels)
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	ASSERT_EQ(srpt_core_tpg_enable(gid_port_, false), 0);
-	srpt_core_dp_port_disabled(gid_port_);
+	EXPECT_TRUE(host::FakeChannels()[0]->disconnected);
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+}
+
+TEST_F(DataPathFixture, ChangingUseSrqLogsInitiatorsOut)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	ASSERT_EQ(srpt_core_port_attr_set(gid_port_, SRPT_ATTR_USE_SRQ, "1"),
+		  0);
+	EXPECT_TRUE(host::FakeChannels()[0]->disconnected);
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+	EXPECT_EQ(srpt_core_port_attr_get(gid_port_, SRPT_ATTR_USE_SRQ), 1u);
+}
+
+TEST_F(DataPathFixture, DroppingTheTpgDisconnectsItsChannels)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	srpt_core_tpg_drop(gid_port_);
 	EXPECT_TRUE(host::FakeChannels()[0]->disconnected);
 	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
 }
