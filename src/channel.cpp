@@ -193,8 +193,14 @@ void KernelEnv::HandleOtherIu(RecvCtx &r)
 	uint32_t suppressed;
 	switch (res.action) {
 	case IuAction::Logout:
-		/* As in-tree: the initiator disconnects right after. */
-		SRPT_INFO(ch.name_, "received SRP_I_LOGOUT");
+		/*
+		 * In-tree only logs this and keeps serving the channel. The
+		 * initiator said it is done: serving IUs that follow would
+		 * act on commands of a logged-out nexus, so end the channel.
+		 */
+		SRPT_INFO(ch.name_,
+			  "SRP_I_LOGOUT on channel %u: disconnecting", ch.id_);
+		(void)ch.Disconnect();
 		return;
 	case IuAction::Ignore:
 		return;
@@ -519,6 +525,8 @@ void Channel::OnRecvDone(uint32_t index, uint32_t byte_len, bool ok)
 	if (SRPT_WARN_ON(!ring || index >= ring->size()))
 		return;
 	core_.OnRecvDone((*ring)[index], byte_len, ok);
+	if (!ok)
+		OnCompletionError("receive");
 }
 
 void Channel::OnSendDone(uint32_t index, bool ok)
@@ -526,6 +534,8 @@ void Channel::OnSendDone(uint32_t index, bool ok)
 	if (SRPT_WARN_ON(!Valid(index)))
 		return;
 	core_.OnSendDone(core_.send_ring()[index], ok);
+	if (!ok)
+		OnCompletionError("send");
 }
 
 void Channel::OnRdmaReadDone(uint32_t index, bool ok)
@@ -535,6 +545,22 @@ void Channel::OnRdmaReadDone(uint32_t index, bool ok)
 	if (!ok)
 		SRPT_INFO(name_, "RDMA READ for command %u failed", index);
 	core_.OnRdmaReadDone(core_.send_ring()[index], ok);
+	if (!ok)
+		OnCompletionError("RDMA READ");
+}
+
+/*
+ * A failed completion on an RC QP means the QP is in the error state:
+ * everything posted after it is flushed, so the channel cannot serve
+ * another IU. In-tree keeps it until the initiator's DREQ or the CM
+ * timeout; end it now (as nvmet-rdma does). During our own drain the
+ * flushes are expected and Disconnect() refuses the transition.
+ */
+void Channel::OnCompletionError(const char *what)
+{
+	if (Disconnect())
+		SRPT_ERR(name_, "%s completion failed on channel %u: disconnected",
+			 what, id_);
 }
 
 int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)

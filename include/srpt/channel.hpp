@@ -200,6 +200,8 @@ private:
 	static void ReleaseWork(void *ctx);
 	static void KickWork(void *ctx);
 	void Release();
+	/* A failed completion: the QP is in error, end the channel. */
+	void OnCompletionError(const char *what);
 	/* A response built by the transport itself (not by LIO). */
 	void SendOwnResponse(SendCtx &s, size_t len);
 	void AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status);

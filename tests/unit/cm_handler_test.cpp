@@ -365,6 +365,48 @@ TEST_F(DataPathFixture, CommandRoundTripReturnsTheCredit)
 	EXPECT_EQ(f.posted_recv.size(), 129u); /* the buffer was reposted */
 }
 
+/* hostile case logout_then_iu: nothing is served after I_LOGOUT. */
+TEST_F(DataPathFixture, LogoutDisconnectsAndLaterIusAreNotServed)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> logout(16, 0);
+	logout[0] = 0x03; /* SRP_I_LOGOUT */
+	Receive(ch, logout, 0);
+	EXPECT_TRUE(f.disconnected); /* DREQ sent */
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+	Receive(ch, TestUnitReady(0x78), 1);
+	EXPECT_TRUE(f.submitted.empty());
+	EXPECT_TRUE(f.posted_send.empty());
+	/* DREP, then the drain: the channel is released. */
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	srpt_core_dp_zlw_done(ch, false);
+	host::RunPendingWork();
+	EXPECT_TRUE(f.destroyed);
+	EXPECT_EQ(GetChannelRegistry()->Count(), 0u);
+}
+
+/* hostile case qp_error_mid_rdma: the initiator's QP went to error. */
+TEST_F(DataPathFixture, FailedCompletionOnALiveChannelDisconnectsIt)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	srpt_core_dp_recv_done(ch, 0, 0, false);
+	EXPECT_TRUE(f.disconnected);
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+	/* The flushes of our own drain change nothing more. */
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	srpt_core_dp_recv_done(ch, 1, 0, false);
+	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	srpt_core_dp_zlw_done(ch, false);
+	host::RunPendingWork();
+	EXPECT_TRUE(f.destroyed);
+}
+
 TEST_F(DataPathFixture, MalformedCommandIsAnsweredByTheTransport)
 {
 	Channel *ch = LiveChannel();
