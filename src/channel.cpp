@@ -198,8 +198,8 @@ void KernelEnv::HandleOtherIu(RecvCtx &r)
 		 * initiator said it is done: serving IUs that follow would
 		 * act on commands of a logged-out nexus, so end the channel.
 		 */
-		SRPT_INFO(ch.name_,
-			  "SRP_I_LOGOUT on channel %u: disconnecting", ch.id_);
+		SRPT_INFO(ch.name_, "SRP_I_LOGOUT on channel %u: disconnecting",
+			  ch.id_);
 		(void)ch.Disconnect();
 		return;
 	case IuAction::Ignore:
@@ -559,7 +559,8 @@ void Channel::OnRdmaReadDone(uint32_t index, bool ok)
 void Channel::OnCompletionError(const char *what)
 {
 	if (Disconnect())
-		SRPT_ERR(name_, "%s completion failed on channel %u: disconnected",
+		SRPT_ERR(name_,
+			 "%s completion failed on channel %u: disconnected",
 			 what, id_);
 }
 
