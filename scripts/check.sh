@@ -6,7 +6,8 @@
 # CHECK_SUITES selects suites (default: all of them, in this order):
 #   deps module build unit fuzz vm-intree vm-port
 # vm-intree proves the guest scenarios on the in-tree driver; vm-port runs
-# the scenarios the port must pass (PORT_SCENARIOS).
+# the scenarios the port must pass (PORT_SCENARIOS), hostile (every case of
+# tests/tools/srp_hostile.c, docs/hostile-initiator.md) among them.
 # A suite that cannot run is reported as failed, never as passed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,10 +16,11 @@ logdir=$top/build/check
 mkdir -p "$logdir"
 suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port}
 INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost}
-PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e port-datapath port-removal}
-# Per guest. controlpath configures two drivers with targetcli under TCG
-# (~7 min on an idle 2-core machine): leave room, a hang still ends.
-export VM_TIMEOUT=${VM_TIMEOUT:-1200}
+PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e port-datapath port-removal hostile}
+# Per guest. hostile runs every case in one guest (~15 min under TCG on a
+# loaded 2-core machine), controlpath configures two drivers with targetcli
+# (~7 min): leave room, a hang still ends.
+export VM_TIMEOUT=${VM_TIMEOUT:-1800}
 total_pass=0 total_fail=0
 
 # Counts from a suite's log: gtest's summary, else the last plain
