@@ -1,6 +1,11 @@
 #!/usr/bin/python3
 """Reduce the guest's bench results (fio JSON, perftest text) to a table with
-medians and the B/A ratio per row, plus bench.csv, bench.json, bench.png."""
+medians and the B/A ratio per row, plus bench.csv, bench.json, bench.png.
+
+Two ratios per row: B/A of the medians, and the median of the per-round
+ratios B_r/A_r ("paired"). A and B of one round run back to back, so the
+paired ratio cancels load that drifts over the run (other guests, builds on
+a shared host); when the two disagree, the host was not quiet."""
 import csv, glob, json, os, re, statistics, sys
 
 d, bside = sys.argv[1], sys.argv[2]
@@ -32,9 +37,13 @@ for key, job, field, label, unit, hib in rows:
     if not vals["A"] or not vals["B"]:
         sys.exit("bench-report: missing fio results for " + job)
     ma, mb = statistics.median(vals["A"]), statistics.median(vals["B"])
+    if len(vals["A"]) != len(vals["B"]):
+        sys.exit("bench-report: %s has %d A rounds and %d B rounds" % (job, len(vals["A"]), len(vals["B"])))
+    paired = [b / a for a, b in zip(vals["A"], vals["B"]) if a]
     result["rows"].append(dict(key=key, label=label, unit=unit, higher_is_better=hib,
                                A=vals["A"], B=vals["B"], median_A=ma, median_B=mb,
-                               ratio=round(mb / ma, 3) if ma else None))
+                               ratio=round(mb / ma, 3) if ma else None,
+                               paired_ratio=round(statistics.median(paired), 3) if paired else None))
 
 def perftest(pattern, cols):
     out = []
@@ -64,17 +73,17 @@ result["raw_rxe"] = raw
 
 # table
 print()
-print("%-36s %-6s %12s %12s %8s   %s" % ("metric", "unit", "A intree", "B " + bside, "B/A", "rounds A | B"))
-print("-" * 110)
+print("%-36s %-6s %12s %12s %8s %8s   %s" % ("metric", "unit", "A intree", "B " + bside, "B/A", "paired", "rounds A | B"))
+print("-" * 119)
 for r in result["rows"]:
-    print("%-36s %-6s %12.1f %12.1f %8.3f   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], r["ratio"],
+    print("%-36s %-6s %12.1f %12.1f %8.3f %8.3f   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], r["ratio"], r["paired_ratio"],
           " ".join("%.0f" % x for x in r["A"]), " ".join("%.0f" % x for x in r["B"])))
 for r in raw:
-    print("%-36s %-6s %12.1f %12s %8s   %s" % (r["label"], r["unit"], r["median"], "", "", "raw: " + " ".join("%.1f" % x for x in r["values"])))
+    print("%-36s %-6s %12.1f %12s %8s %8s   %s" % (r["label"], r["unit"], r["median"], "", "", "", "raw: " + " ".join("%.1f" % x for x in r["values"])))
 seq = [r for r in result["rows"] if r["key"] == "seqread128k_qd32_mibs"][0]
 rawbw = raw[0]["median"] / 1.048576  # MB/s -> MiB/s
 print("SRP 128k seq read (A) reaches %.0f%% of the raw rxe write bandwidth" % (100 * seq["median_A"] / rawbw))
-print("(medians of %d rounds; B/A: >1 is better for IOPS/MiB/s, <1 is better for latency)" % len(seq["A"]))
+print("(medians of %d rounds; paired = median of the per-round B/A; >1 is better for IOPS/MiB/s, <1 is better for latency)" % len(seq["A"]))
 if bside == "intree":
     print("NOTE: B ran the in-tree driver again (BENCH_B=intree): B/A shows run-to-run noise only.")
 
@@ -82,12 +91,12 @@ with open(os.path.join(d, "bench.json"), "w") as f:
     json.dump(result, f, indent=1)
 with open(os.path.join(d, "bench.csv"), "w", newline="") as f:
     w = csv.writer(f)
-    w.writerow(["metric", "unit", "side", "driver", "median", "ratio_B_over_A", "values"])
+    w.writerow(["metric", "unit", "side", "driver", "median", "ratio_B_over_A", "paired_ratio", "values"])
     for r in result["rows"]:
-        w.writerow([r["key"], r["unit"], "A", "intree", r["median_A"], "", " ".join(map(str, r["A"]))])
-        w.writerow([r["key"], r["unit"], "B", bside, r["median_B"], r["ratio"], " ".join(map(str, r["B"]))])
+        w.writerow([r["key"], r["unit"], "A", "intree", r["median_A"], "", "", " ".join(map(str, r["A"]))])
+        w.writerow([r["key"], r["unit"], "B", bside, r["median_B"], r["ratio"], r["paired_ratio"], " ".join(map(str, r["B"]))])
     for r in raw:
-        w.writerow([r["key"], r["unit"], "raw", "rxe", r["median"], "", " ".join(map(str, r["values"]))])
+        w.writerow([r["key"], r["unit"], "raw", "rxe", r["median"], "", "", " ".join(map(str, r["values"]))])
 
 import matplotlib
 matplotlib.use("Agg")
@@ -101,7 +110,7 @@ for ax, r in zip(axes.flat, items):
             ax.bar(i, statistics.median(ys), color=["tab:blue", "tab:orange"][i], alpha=0.6)
             ax.scatter([i] * len(ys), ys, color="k", s=12, zorder=3)
         ax.set_xticks([0, 1], ["A intree", "B " + bside])
-        ax.set_title("%s\nB/A = %.3f" % (r["label"], r["ratio"]), fontsize=9)
+        ax.set_title("%s\nB/A = %.3f, paired %.3f" % (r["label"], r["ratio"], r["paired_ratio"]), fontsize=9)
     else:
         ax.bar(0, r["median"], color="tab:green", alpha=0.6)
         ax.scatter([0] * len(r["values"]), r["values"], color="k", s=12, zorder=3)
