@@ -243,8 +243,12 @@ int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 {
 	struct ib_device *dev = srpt_ch_dev(ch);
+	bool id_first = destroy_cm_id && ch->cm->destroy_id_first;
 	u32 i;
 
+	/* The QP is in ERR already (Close), or was never connected. */
+	if (id_first)
+		ch->cm->destroy_id(ch);
 	if (ch->qp) {
 		/* Every posted WR completes before the QP goes. */
 		ib_drain_qp(ch->qp);
@@ -261,10 +265,10 @@ void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 		if (ch->send[i].mapped)
 			ib_dma_unmap_single(dev, ch->send[i].dma,
 					    ch->send[i].len, DMA_TO_DEVICE);
-	if (destroy_cm_id)
-		ch->cm->destroy_id(ch);
-	else
+	if (!destroy_cm_id)
 		ch->cm->detach_id(ch);
+	else if (!id_first)
+		ch->cm->destroy_id(ch);
 	srpt_dp_ch_free(ch);
 }
 

@@ -76,6 +76,12 @@ struct srpt_dp_ch;
  */
 struct srpt_cm_ops {
 	const char *name;
+	/*
+	 * Destroy the id before the QP (IB/CM, as in-tree): its handler
+	 * modifies the QP (RTS on an RTU) and ib_destroy_cm_id() waits for
+	 * it. RDMA/CM's QP hangs off the id and must go first.
+	 */
+	bool destroy_id_first;
 	/* Takes @cm_id (ch->cm_id or ch->ib_cm_id) and ch->device. */
 	void (*attach)(struct srpt_dp_ch *ch, void *cm_id);
 	/*

@@ -160,6 +160,7 @@ static void srpt_ib_cm_detach_id(struct srpt_dp_ch *ch)
 
 const struct srpt_cm_ops srpt_ib_cm_ops = {
 	.name = "IB/CM",
+	.destroy_id_first = true,
 	.attach = srpt_ib_cm_attach,
 	.create_qp = srpt_ib_cm_create_qp,
 	.destroy_qp = srpt_ib_cm_destroy_qp,

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The data-path part of the boundary between the C++ core and the kernel:
- * channels (QP, CQ, RDMA/CM id, LIO session) and commands (se_cmd, rdma_rw
- * contexts). Same rules as platform.h and core_api.h: plain C, fixed-width
- * integers, opaque handles, a Contract per function.
+ * channels (QP, CQ, RDMA/CM or IB/CM id, LIO session) and commands
+ * (se_cmd, rdma_rw contexts). Same rules as platform.h and core_api.h:
+ * plain C, fixed-width integers, opaque handles, a Contract per function.
  *
  *   srpt_dp_*        implemented in C (glue/channel_ib.c, glue/target_core.c,
- *                    glue/rdma_cm.c), on the host by tests/host/platform_dp_host.cpp;
+ *                    glue/rdma_cm.c, glue/ib_cm.c), on the host by
+ *                    tests/host/platform_dp_host.cpp;
  *   srpt_core_dp_*   implemented in C++ (src/channel.cpp, src/cm_handler.cpp),
  *                    called by the glue's callbacks (trampolines).
  *
@@ -72,8 +73,9 @@ int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 		     uint32_t len);
 /*
  * Completes every WR still on the QP (ib_drain_qp), destroys QP and CQ,
- * unmaps every buffer, then (when @destroy_cm_id) destroys the cm_id
- * (rdma_destroy_id / ib_destroy_cm_id), which waits for running CM
+ * unmaps every buffer, and (when @destroy_cm_id) destroys the cm_id
+ * (rdma_destroy_id after the QP; ib_destroy_cm_id before it, as in-tree,
+ * because IB/CM handlers modify the QP), which waits for running CM
  * handlers of the id: no CM event arrives afterwards. Frees the glue
  * channel last. Without @destroy_cm_id the CM destroys the id itself (a
  * refused connect request: its handler returns non-zero).
