@@ -928,11 +928,11 @@ TEST_F(IbCmFixture, DreqIsAnsweredWithDrepThenTimewaitReleasesOnce)
 	/* A retransmitted DREQ (our DREP lost) is answered again. */
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DREQ_RECEIVED);
 	EXPECT_EQ(f.drep_sent, 2u);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	EXPECT_TRUE(f.qp_error);
 	EXPECT_EQ(f.zlw_posted, 1u);
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_TIMEWAIT_EXIT);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	EXPECT_EQ(f.zlw_posted, 1u);
 	srpt_core_dp_zlw_done(ch, false);
 	host::RunPendingWork();
@@ -953,7 +953,7 @@ TEST_F(IbCmFixture, DreqThenTimewaitExitClosesAndReleasesOnce)
 	EXPECT_EQ(f.drep_sent, 1u);
 	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_TIMEWAIT_EXIT);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	EXPECT_TRUE(f.qp_error);
 	srpt_core_dp_zlw_done(ch, false);
 	/* Late events are absorbed. */
@@ -979,7 +979,7 @@ TEST_F(IbCmFixture, TargetDisconnectSendsDreqAndCrossingDreqGetsDrep)
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DREQ_RECEIVED);
 	EXPECT_EQ(f.drep_sent, 1u);
 	EXPECT_EQ(f.disconnect_calls, 1u);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	srpt_core_dp_zlw_done(ch, false);
 	host::RunPendingWork();
 	EXPECT_EQ(f.destroy_calls, 1u);
@@ -995,7 +995,7 @@ TEST_F(IbCmFixture, DrepAfterOurDreqClosesTheChannel)
 	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
 	/* IB_CM_DREP_RECEIVED maps to DISCONNECTED. */
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	EXPECT_EQ(f.drep_sent, 0u);
 	srpt_core_dp_zlw_done(ch, false);
 	host::RunPendingWork();
@@ -1010,7 +1010,7 @@ TEST_F(IbCmFixture, FailedDrepClosesAtOnce)
 	host::FakeCh &f = *host::FakeChannels()[0];
 	host::Script().drep_rc = -SRPT_EINVAL;
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DREQ_RECEIVED);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	srpt_core_dp_zlw_done(ch, false);
 	host::RunPendingWork();
 	EXPECT_EQ(f.destroy_calls, 1u);
@@ -1026,9 +1026,9 @@ TEST_F(IbCmFixture, RepErrorOrRejClosesAConnectingChannel)
 	auto *ch = static_cast<Channel *>(f.args.core_ch);
 	/* IB_CM_REP_ERROR / IB_CM_REJ_RECEIVED / a failed RTS. */
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_REJECTED);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_ESTABLISHED); /* late RTU */
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	srpt_core_dp_zlw_done(ch, false);
 	host::RunPendingWork();
 	EXPECT_EQ(f.destroy_calls, 1u);
@@ -1050,7 +1050,7 @@ TEST_F(IbCmFixture, AcceptFailureRejectsOnTheIbCmIdAndReleasesOnce)
 	    static_cast<uint32_t>(wire::LoginRejReason::InsufficientResources));
 	host::FakeCh &f = *host::FakeChannels()[0];
 	auto *ch = static_cast<Channel *>(f.args.core_ch);
-	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	ASSERT_EQ(ch->state(), ChannelState::kDraining);
 	srpt_core_dp_zlw_done(ch, false);
 	host::RunPendingWork();
 	EXPECT_EQ(f.destroy_calls, 1u);
