@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Verbs for a channel: CQ (shared pool) and QP creation, DMA mapping of the
+ * Verbs for a channel: CQ (shared pool) and QP creation (through the
+ * channel's CM, struct srpt_cm_ops), DMA mapping of the
  * buffers the C++ core allocated, posting receives, responses, RDMA READs
  * and the zero-length write, and the ib_cqe.done trampolines that hand each
  * completion to the core. Every completion callback has the same shape:
@@ -24,7 +25,12 @@ void srpt_dp_msleep(uint32_t ms)
 
 static struct ib_device *srpt_ch_dev(struct srpt_dp_ch *ch)
 {
-	return ch->cm_id->device;
+	return ch->device;
+}
+
+static const struct srpt_cm_ops *srpt_cm_ops_of(enum srpt_dp_cm cm)
+{
+	return cm == SRPT_DP_IB_CM ? &srpt_ib_cm_ops : &srpt_rdma_cm_ops;
 }
 
 static void srpt_log_wc(const char *what, struct ib_wc *wc)
@@ -87,7 +93,7 @@ static void srpt_qp_event(struct ib_event *event, void *ctx)
 
 	switch (event->event) {
 	case IB_EVENT_COMM_EST:
-		rdma_notify(ch->cm_id, event->event);
+		ch->cm->notify(ch, event->event);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		break;
@@ -108,10 +114,9 @@ static void srpt_dp_ch_free(struct srpt_dp_ch *ch)
 int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 		      struct srpt_dp_ch **out, uint32_t *max_send_wr)
 {
-	struct rdma_cm_id *cm_id = args->cm_id;
-	struct ib_device *dev = cm_id->device;
-	const struct ib_device_attr *attrs = &dev->attrs;
+	const struct ib_device_attr *attrs;
 	struct ib_qp_init_attr qp_init;
+	struct ib_device *dev;
 	struct srpt_dp_ch *ch;
 	int sq_size = args->sq_size;
 	u32 i;
@@ -121,7 +126,11 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	if (!ch)
 		return -ENOMEM;
 	ch->core = args->core_ch;
-	ch->cm_id = cm_id;
+	ch->cm = srpt_cm_ops_of(args->cm);
+	ch->cm->attach(ch, args->cm_id);
+	ch->pkey = args->pkey;
+	dev = ch->device;
+	attrs = &dev->attrs;
 	ch->port_num = args->port_num;
 	ch->gdev = srpt_glue_device_of(dev);
 	ch->n_recv = args->n_recv;
@@ -173,7 +182,7 @@ retry:
 	qp_init.cap.max_recv_wr = args->rq_size;
 	qp_init.port_num = args->port_num;
 
-	ret = rdma_create_qp(cm_id, ch->gdev->pd, &qp_init);
+	ret = ch->cm->create_qp(ch, &qp_init);
 	if (ret) {
 		ib_cq_pool_put(ch->cq, ch->cq_size);
 		ch->cq = NULL;
@@ -187,8 +196,6 @@ retry:
 		       sq_size, ret);
 		goto free;
 	}
-	ch->qp = cm_id->qp;
-	cm_id->context = ch;
 	*max_send_wr = qp_init.cap.max_send_wr;
 	*out = ch;
 	return 0;
@@ -236,12 +243,16 @@ int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 {
 	struct ib_device *dev = srpt_ch_dev(ch);
+	bool id_first = destroy_cm_id && ch->cm->destroy_id_first;
 	u32 i;
 
+	/* The QP is in ERR already (Close), or was never connected. */
+	if (id_first)
+		ch->cm->destroy_id(ch);
 	if (ch->qp) {
 		/* Every posted WR completes before the QP goes. */
 		ib_drain_qp(ch->qp);
-		rdma_destroy_qp(ch->cm_id);
+		ch->cm->destroy_qp(ch);
 		ch->qp = NULL;
 		ib_cq_pool_put(ch->cq, ch->cq_size);
 		ch->cq = NULL;
@@ -254,11 +265,34 @@ void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 		if (ch->send[i].mapped)
 			ib_dma_unmap_single(dev, ch->send[i].dma,
 					    ch->send[i].len, DMA_TO_DEVICE);
-	if (destroy_cm_id)
-		rdma_destroy_id(ch->cm_id);
-	else
-		ch->cm_id->context = NULL;
+	if (!destroy_cm_id)
+		ch->cm->detach_id(ch);
+	else if (!id_first)
+		ch->cm->destroy_id(ch);
 	srpt_dp_ch_free(ch);
+}
+
+/* ---- connection management: the channel's CM decides how ------------- */
+
+int srpt_dp_cm_accept(struct srpt_dp_ch *ch, const void *pdata, uint32_t len)
+{
+	return ch->cm->accept(ch, pdata, len);
+}
+
+void srpt_dp_cm_reject(enum srpt_dp_cm cm, void *cm_id, const void *pdata,
+		       uint32_t len)
+{
+	srpt_cm_ops_of(cm)->reject(cm_id, pdata, len);
+}
+
+int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch)
+{
+	return ch->cm->disconnect(ch);
+}
+
+int srpt_dp_cm_drep(struct srpt_dp_ch *ch)
+{
+	return ch->cm->drep(ch);
 }
 
 int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)

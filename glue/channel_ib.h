@@ -3,13 +3,15 @@
  * The glue's half of a channel: what the kernel objects of one SRP channel
  * are (QP, CQ, cm_id, LIO session, per-context ib_cqe / se_cmd / rdma_rw
  * contexts). Shared by glue/channel_ib.c (verbs), glue/target_core.c (LIO)
- * and glue/rdma_cm.c (CM). C only. No policy here: every decision is made
- * by the C++ core (src/channel.cpp), which owns the channel.
+ * and glue/rdma_cm.c, glue/ib_cm.c (the two CMs). C only. No policy here:
+ * every decision is made by the C++ core (src/channel.cpp), which owns the
+ * channel.
  */
 #ifndef SRPT_GLUE_CHANNEL_IB_H
 #define SRPT_GLUE_CHANNEL_IB_H
 
 #include <linux/scatterlist.h>
+#include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
 #include <target/target_core_base.h>
@@ -64,10 +66,52 @@ struct srpt_glue_send {
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };
 
+struct srpt_dp_ch;
+
+/*
+ * What differs between the two connection managers for a channel, one
+ * table each (glue/rdma_cm.c, glue/ib_cm.c): channel_ib.c calls through
+ * it and never asks which CM it has. Control path only (no I/O goes
+ * through these indirect calls).
+ */
+struct srpt_cm_ops {
+	const char *name;
+	/*
+	 * Destroy the id before the QP (IB/CM, as in-tree): its handler
+	 * modifies the QP (RTS on an RTU) and ib_destroy_cm_id() waits for
+	 * it. RDMA/CM's QP hangs off the id and must go first.
+	 */
+	bool destroy_id_first;
+	/* Takes @cm_id (ch->cm_id or ch->ib_cm_id) and ch->device. */
+	void (*attach)(struct srpt_dp_ch *ch, void *cm_id);
+	/*
+	 * Creates ch->qp on the device's PD, ready for receives; on success
+	 * the id's context is @ch.
+	 */
+	int (*create_qp)(struct srpt_dp_ch *ch, struct ib_qp_init_attr *init);
+	void (*destroy_qp)(struct srpt_dp_ch *ch);
+	int (*accept)(struct srpt_dp_ch *ch, const void *pdata, u32 len);
+	void (*reject)(void *cm_id, const void *pdata, u32 len);
+	int (*disconnect)(struct srpt_dp_ch *ch);
+	int (*drep)(struct srpt_dp_ch *ch);
+	/* IB_EVENT_COMM_EST on the QP: the CM takes it as an RTU. */
+	void (*notify)(struct srpt_dp_ch *ch, enum ib_event_type event);
+	/* Destroys the id (waits for its handlers) or leaves it to the CM. */
+	void (*destroy_id)(struct srpt_dp_ch *ch);
+	void (*detach_id)(struct srpt_dp_ch *ch);
+};
+
+extern const struct srpt_cm_ops srpt_rdma_cm_ops; /* glue/rdma_cm.c */
+extern const struct srpt_cm_ops srpt_ib_cm_ops;   /* glue/ib_cm.c */
+
 struct srpt_dp_ch {
 	void *core;                 /* the C++ Channel */
 	struct srpt_glue_device *gdev;
-	struct rdma_cm_id *cm_id;
+	const struct srpt_cm_ops *cm;
+	struct rdma_cm_id *cm_id;   /* RDMA/CM channels */
+	struct ib_cm_id *ib_cm_id;  /* IB/CM channels */
+	struct ib_device *device;
+	u16 pkey;                   /* IB/CM: the REQ's P_Key */
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	u32 cq_size;

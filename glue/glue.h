@@ -5,6 +5,7 @@
 
 #include <rdma/ib_verbs.h>
 
+struct ib_cm_id;
 struct ib_mad_agent;
 
 /* What the glue keeps per RDMA device; ib_client data points here. */
@@ -15,6 +16,7 @@ struct srpt_glue_device {
 	struct ib_event_handler event_handler;
 	bool event_handler_registered;
 	struct ib_mad_agent **mad_agents; /* one per port, may be NULL */
+	struct ib_cm_id *ib_cm_listener;  /* InfiniBand link layer only */
 };
 
 int srpt_ib_client_register(void);
@@ -23,6 +25,14 @@ void srpt_ib_client_unregister(void);
 /* glue/mad_agent.c: the device-management class on each MAD port. */
 void srpt_mad_agents_register(struct srpt_glue_device *gdev);
 void srpt_mad_agents_unregister(struct srpt_glue_device *gdev);
+
+/*
+ * glue/ib_cm.c: the device's IB/CM listener on srpt_service_guid, created
+ * only when port 1's link layer is InfiniBand (0 and no listener
+ * otherwise); stop waits for running REQ handlers.
+ */
+int srpt_ib_cm_listen(struct srpt_glue_device *gdev);
+void srpt_ib_cm_stop(struct srpt_glue_device *gdev);
 
 /* configfs/fabric.c: the LIO fabric template. */
 int srpt_fabric_register(void);

@@ -3,8 +3,9 @@
  * The ib_client: RDMA devices appear and disappear here. The glue reads
  * what the core needs from the ib_device (ports, link layers, GIDs,
  * attributes) into a plain description and hands it over; the core decides
- * and logs. Setup order: PD, core, MAD agents, and the async event handler
- * last, once everything it may touch exists. Teardown mirrors it.
+ * and logs. Setup order: PD, core, IB/CM listener (glue/ib_cm.c), MAD
+ * agents, and the async event handler last, once everything it may touch
+ * exists. Teardown mirrors it.
  */
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -134,6 +135,17 @@ static int srpt_add_one(struct ib_device *device)
 	if (ret)
 		goto dealloc_pd;
 	kfree(ports);
+	ports = NULL;
+
+	/*
+	 * After the core (it chose srpt_service_guid), before the MAD
+	 * agents, as in-tree. A REQ before ib_set_client_data() below finds
+	 * no glue device and is refused; no configfs port of a device that
+	 * is being added can be enabled yet anyway.
+	 */
+	ret = srpt_ib_cm_listen(gdev);
+	if (ret)
+		goto remove_core;
 
 	srpt_mad_agents_register(gdev);
 
@@ -144,6 +156,8 @@ static int srpt_add_one(struct ib_device *device)
 	ib_set_client_data(device, &srpt_client, gdev);
 	return 0;
 
+remove_core:
+	srpt_core_remove_device(gdev->core);
 dealloc_pd:
 	ib_dealloc_pd(gdev->pd);
 free:
@@ -165,6 +179,8 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	ib_unregister_event_handler(&gdev->event_handler);
 	srpt_core_cancel_port_work(gdev->core);
 	srpt_mad_agents_unregister(gdev);
+	/* No new login: the listener goes before the channels (in-tree). */
+	srpt_ib_cm_stop(gdev);
 	ib_set_client_data(device, &srpt_client, NULL);
 	/* Channels use the PD and the device: they go first. */
 	srpt_core_dp_device_removing(gdev->core);

@@ -72,7 +72,34 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	return 0;
 }
 
-int srpt_dp_cm_accept(struct srpt_dp_ch *ch, const void *pdata, uint32_t len)
+/* ---- the channel's CM operations (struct srpt_cm_ops) ---------------- */
+
+static void srpt_rdma_cm_attach(struct srpt_dp_ch *ch, void *cm_id)
+{
+	ch->cm_id = cm_id;
+	ch->device = ch->cm_id->device;
+}
+
+static int srpt_rdma_cm_create_qp(struct srpt_dp_ch *ch,
+				  struct ib_qp_init_attr *init)
+{
+	/* RDMA/CM moves the QP through INIT, RTR and RTS itself. */
+	int ret = rdma_create_qp(ch->cm_id, ch->gdev->pd, init);
+
+	if (ret)
+		return ret;
+	ch->qp = ch->cm_id->qp;
+	ch->cm_id->context = ch;
+	return 0;
+}
+
+static void srpt_rdma_cm_destroy_qp(struct srpt_dp_ch *ch)
+{
+	rdma_destroy_qp(ch->cm_id);
+}
+
+static int srpt_rdma_cm_accept(struct srpt_dp_ch *ch, const void *pdata,
+			       u32 len)
 {
 	struct rdma_conn_param param = {
 		.private_data = pdata,
@@ -86,15 +113,47 @@ int srpt_dp_cm_accept(struct srpt_dp_ch *ch, const void *pdata, uint32_t len)
 	return rdma_accept(ch->cm_id, &param);
 }
 
-void srpt_dp_cm_reject(void *cm_id, const void *pdata, uint32_t len)
+static void srpt_rdma_cm_reject(void *cm_id, const void *pdata, u32 len)
 {
 	rdma_reject(cm_id, pdata, len, IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch)
+/* DREQ, or the DREP when the peer's DREQ came first. */
+static int srpt_rdma_cm_disconnect(struct srpt_dp_ch *ch)
 {
 	return rdma_disconnect(ch->cm_id);
 }
+
+static void srpt_rdma_cm_notify(struct srpt_dp_ch *ch,
+				enum ib_event_type event)
+{
+	rdma_notify(ch->cm_id, event);
+}
+
+static void srpt_rdma_cm_destroy_id(struct srpt_dp_ch *ch)
+{
+	rdma_destroy_id(ch->cm_id);
+}
+
+static void srpt_rdma_cm_detach_id(struct srpt_dp_ch *ch)
+{
+	ch->cm_id->context = NULL;
+}
+
+const struct srpt_cm_ops srpt_rdma_cm_ops = {
+	.name = "RDMA/CM",
+	.attach = srpt_rdma_cm_attach,
+	.create_qp = srpt_rdma_cm_create_qp,
+	.destroy_qp = srpt_rdma_cm_destroy_qp,
+	.accept = srpt_rdma_cm_accept,
+	.reject = srpt_rdma_cm_reject,
+	.disconnect = srpt_rdma_cm_disconnect,
+	/* RDMA/CM answers a DREQ itself; never asked (no DREQ_RECEIVED). */
+	.drep = srpt_rdma_cm_disconnect,
+	.notify = srpt_rdma_cm_notify,
+	.destroy_id = srpt_rdma_cm_destroy_id,
+	.detach_id = srpt_rdma_cm_detach_id,
+};
 
 static struct rdma_cm_id *srpt_rdma_cm_bind(struct sockaddr *addr)
 {

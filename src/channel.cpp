@@ -301,6 +301,8 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	srpt_dp_ch_args args{};
 	args.core_device = p.device;
 	args.cm_id = p.cm_id;
+	args.cm = static_cast<uint8_t>(p.cm);
+	args.pkey = p.pkey;
 	args.core_ch = ch;
 	args.port_num = p.port->number;
 	args.rq_size = p.credits;
@@ -458,6 +460,9 @@ void Channel::OnCmEvent(srpt_dp_cm_event event)
 		if (!Disconnect())
 			(void)Close();
 		break;
+	case SRPT_DP_CM_DREQ_RECEIVED:
+		OnDisconnectRequest();
+		break;
 	case SRPT_DP_CM_TIMEWAIT_EXIT:
 	case SRPT_DP_CM_REJECTED:
 	case SRPT_DP_CM_DEVICE_REMOVAL:
@@ -465,6 +470,32 @@ void Channel::OnCmEvent(srpt_dp_cm_event event)
 		(void)Close();
 		break;
 	}
+}
+
+/*
+ * IB/CM leaves the DREP to us. A live (or connecting) channel moves to
+ * kDisconnecting and waits for the CM's timewait exit, as after our own
+ * DREQ. If we had sent a DREQ already (the two crossed) or are closing,
+ * the peer still gets its DREP and the channel closes now, as the
+ * RDMA/CM DISCONNECTED rule does. Only the cm_id is touched: the glue
+ * channel outlives every running CM handler (the release work destroys
+ * the id, which waits for them).
+ */
+void Channel::OnDisconnectRequest()
+{
+	ChannelState prev;
+	const bool changed = TransitionTo(ChannelState::kDisconnecting, &prev);
+	if (changed) {
+		SRPT_INFO(name_, "DREQ received: disconnecting channel %u",
+			  id_);
+		(void)core_.Disconnect();
+	}
+	const int rc = srpt_dp_cm_drep(dp_);
+	if (rc != 0)
+		SRPT_INFO(name_, "answering the DREQ in state %s failed (%d)",
+			  ChannelStateName(prev), rc);
+	if (!changed || rc != 0)
+		(void)Close();
 }
 
 void Channel::ScheduleRelease()

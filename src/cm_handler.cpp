@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Logins and CM events, and the C entry points of the data path
- * (include/srpt/datapath.h). The login follows the in-tree
+ * (include/srpt/datapath.h). One login for both CMs (RDMA/CM and IB/CM
+ * differ only in LoginSource), following the in-tree
  * srpt_cm_req_recv(): validate and negotiate (login.hpp), build the
  * channel, find the session through the port's TPGs (ACL), apply the
  * multichannel action on the I_T nexus, accept with LOGIN_RSP; every
@@ -23,14 +24,45 @@ namespace
 
 constinit ChannelRegistry *g_channels = nullptr;
 
-void Reject(void *cm_id, const char *who, uint64_t tag,
+/*
+ * What differs between an RDMA/CM and an IB/CM login; everything else is
+ * the one login below.
+ */
+struct LoginSource {
+	srpt_dp_cm cm;
+	void *cm_id;
+	uint16_t pkey;
+	/*
+	 * The session name tried on a GUID-named port, also the name in the
+	 * logs: RDMA/CM "%pIS" of the source address, IB/CM the GUID form of
+	 * the initiator's port GID (in-tree sess_name of either CM).
+	 */
+	const char *name;
+};
+
+void Reject(const LoginSource &src, const char *who, uint64_t tag,
 	    wire::LoginRejReason reason)
 {
 	uint8_t rej[sizeof(wire::LoginRej)];
 	const size_t len = build_login_rej(rej, tag, reason);
 	SRPT_INFO(who, "rejecting login with reason %#x",
 		  static_cast<unsigned>(reason));
-	srpt_dp_cm_reject(cm_id, rej, static_cast<uint32_t>(len));
+	srpt_dp_cm_reject(src.cm, src.cm_id, rej, static_cast<uint32_t>(len));
+}
+
+/* The two CMs carry SRP_LOGIN_REQ in two layouts (login.hpp). */
+LoginDecision Negotiate(const LoginSource &src, std::span<const uint8_t> pdata,
+			const LoginConfig &cfg)
+{
+	return src.cm == SRPT_DP_IB_CM ? negotiate_login_ib_cm(pdata, cfg)
+				       : negotiate_login_rdma_cm(pdata, cfg);
+}
+
+std::optional<LoginRequest> Decode(const LoginSource &src,
+				   std::span<const uint8_t> pdata)
+{
+	return src.cm == SRPT_DP_IB_CM ? decode_login_req(pdata)
+				       : decode_login_req_rdma(pdata);
 }
 
 struct PortSnapshot {
@@ -55,15 +87,16 @@ bool PortEnabled(Port &port)
 
 /*
  * target_setup_session under the names in-tree tries, in its order:
- * GUID-named port: the RDMA/CM source address; GID-named port: the
- * initiator port id with, then without, "0x".
+ * GUID-named port: the source name (RDMA/CM source address, IB/CM
+ * initiator port GUID); GID-named port: the initiator port id with, then
+ * without, "0x".
  */
-int SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_addr,
+int SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_name,
 		 const char *i_port_id)
 {
 	int rc = -SRPT_ENOENT;
 	if (snap.guid_id) {
-		rc = ToNegativeErrno(ch.SetupSession(snap.guid_id, src_addr));
+		rc = ToNegativeErrno(ch.SetupSession(snap.guid_id, src_name));
 		if (rc == 0)
 			return 0;
 	}
@@ -93,10 +126,19 @@ void FormatInitiatorPortId(const uint8_t (&id)[16],
 	    .Hex(LoadBe64(id + 8), 16);
 }
 
-LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
-			      const uint8_t *pdata, uint32_t pdata_len,
-			      const char *src_addr)
+namespace
 {
+
+/*
+ * The login of either CM (in-tree srpt_cm_req_recv). Returns what the CM
+ * handler returns: 0 when the channel took the cm_id, negative when the
+ * CM must destroy it.
+ */
+LoginResult HandleLogin(Device &device, uint32_t port_num,
+			const LoginSource &src, const uint8_t *pdata,
+			uint32_t pdata_len)
+{
+	const char *const src_addr = src.name;
 	const LoginResult refused{false, -SRPT_ECONNREFUSED};
 	ModuleState &ms = GetModuleState();
 	ChannelRegistry *reg = g_channels;
@@ -104,7 +146,7 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	if (!port || !reg || device.removed()) {
 		SRPT_ERR(src_addr, "login on %s port %u: no such port",
 			 device.name(), port_num);
-		Reject(cm_id, src_addr, 0,
+		Reject(src, src_addr, 0,
 		       wire::LoginRejReason::UnableToEstablishChannel);
 		return refused;
 	}
@@ -118,11 +160,10 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	cfg.port_enabled = snap.enabled;
 	/* The SRQ receive model is not wired into the kernel data path yet. */
 	cfg.use_srq = false;
-	const LoginDecision d =
-	    negotiate_login_rdma_cm({pdata, pdata_len}, cfg);
+	const LoginDecision d = Negotiate(src, {pdata, pdata_len}, cfg);
 
 	LoginRequest req{};
-	const auto decoded = decode_login_req_rdma({pdata, pdata_len});
+	const auto decoded = Decode(src, {pdata, pdata_len});
 	if (decoded)
 		req = *decoded;
 	char i_port_id[kInitiatorPortIdNameSize];
@@ -133,14 +174,16 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	    i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
 	if (!d.accepted()) {
 		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
-		Reject(cm_id, src_addr, d.tag, d.reason);
+		Reject(src, src_addr, d.tag, d.reason);
 		return refused;
 	}
 
 	ChannelParams p{};
 	p.device = &device;
 	p.port = port;
-	p.cm_id = cm_id;
+	p.cm_id = src.cm_id;
+	p.cm = src.cm;
+	p.pkey = src.pkey;
 	p.login = d.params;
 	p.credits = credits;
 	p.sq_size = snap.attrib.srp_sq_size;
@@ -152,7 +195,7 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	Status st;
 	Channel *ch = Channel::Create(p, &st);
 	if (!ch) {
-		Reject(cm_id, src_addr, d.tag,
+		Reject(src, src_addr, d.tag,
 		       wire::LoginRejReason::InsufficientResources);
 		return refused;
 	}
@@ -163,7 +206,7 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 			  "rejected login for initiator %s (%s): ret = %d",
 			  src_addr, i_port_id, rc);
 		ch->DestroyUnpublished();
-		Reject(cm_id, src_addr, d.tag, SessionRejectReason(rc));
+		Reject(src, src_addr, d.tag, SessionRejectReason(rc));
 		return refused;
 	}
 
@@ -199,7 +242,7 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	}
 	if (!published) {
 		ch->DestroyUnpublished();
-		Reject(cm_id, src_addr, d.tag,
+		Reject(src, src_addr, d.tag,
 		       wire::LoginRejReason::InsufficientResources);
 		return refused;
 	}
@@ -213,7 +256,7 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 					static_cast<uint32_t>(rsp_len));
 	if (arc != 0) {
 		SRPT_ERR(ch->name(), "accepting the login failed (%d)", arc);
-		Reject(cm_id, ch->name(), d.tag,
+		Reject(src, ch->name(), d.tag,
 		       wire::LoginRejReason::InsufficientResources);
 		/* The release work owns the cm_id now. */
 		(void)ch->Close();
@@ -225,6 +268,29 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 		  d.params.immediate_data ? ", immediate data" : "",
 		  terminated ? ", other channels terminated" : "");
 	return LoginResult{true, 0};
+}
+
+} // namespace
+
+LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
+			      const uint8_t *pdata, uint32_t pdata_len,
+			      const char *src_addr)
+{
+	const LoginSource src{SRPT_DP_RDMA_CM, cm_id, 0, src_addr};
+	return HandleLogin(device, port_num, src, pdata, pdata_len);
+}
+
+LoginResult HandleIbCmLogin(Device &device, uint32_t port_num, void *cm_id,
+			    const uint8_t *pdata, uint32_t pdata_len,
+			    const uint8_t (&initiator_gid)[16], uint16_t pkey)
+{
+	/* In-tree srpt_ib_cm_req_recv: srpt_format_guid() of the dgid. */
+	char guid_name[kPortGuidNameSize];
+	FormatPortGuidName(initiator_gid, guid_name);
+	SRPT_INFO(guid_name, "IB/CM REQ on %s port %u, pkey %#06x",
+		  device.name(), port_num, pkey);
+	const LoginSource src{SRPT_DP_IB_CM, cm_id, pkey, guid_name};
+	return HandleLogin(device, port_num, src, pdata, pdata_len);
 }
 
 } // namespace srpt
@@ -263,12 +329,30 @@ extern "C" int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
 					const char *src_addr)
 {
 	if (!core_device) {
-		srpt_dp_cm_reject(cm_id, nullptr, 0);
+		srpt_dp_cm_reject(SRPT_DP_RDMA_CM, cm_id, nullptr, 0);
 		return -SRPT_ECONNREFUSED;
 	}
 	return srpt::HandleRdmaCmLogin(
 		   *static_cast<srpt::Device *>(core_device), port_num, cm_id,
 		   pdata, pdata_len, src_addr)
+	    .rc;
+}
+
+extern "C" int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
+				      void *cm_id, const uint8_t *pdata,
+				      uint32_t pdata_len,
+				      const uint8_t *initiator_gid,
+				      uint16_t pkey)
+{
+	if (!core_device || !pdata || !initiator_gid) {
+		srpt_dp_cm_reject(SRPT_DP_IB_CM, cm_id, nullptr, 0);
+		return -SRPT_ECONNREFUSED;
+	}
+	uint8_t gid[16];
+	__builtin_memcpy(gid, initiator_gid, sizeof(gid));
+	return srpt::HandleIbCmLogin(*static_cast<srpt::Device *>(core_device),
+				     port_num, cm_id, pdata, pdata_len, gid,
+				     pkey)
 	    .rc;
 }
 

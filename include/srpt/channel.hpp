@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * One SRP channel in the kernel: an RDMA/CM connection, its QP and CQ (in
- * the glue, struct srpt_dp_ch), a LIO session, and the data path
+ * One SRP channel in the kernel: an RDMA/CM or IB/CM connection, its QP and CQ
+ * (in the glue, struct srpt_dp_ch), a LIO session, and the data path
  * (ChannelCore) bound to the kernel through KernelEnv.
  *
  * Channel state (ChannelState), changed only by TransitionTo() under
@@ -119,6 +119,8 @@ struct ChannelParams {
 	Device *device; /* a reference is taken for the channel */
 	Port *port;
 	void *cm_id;
+	srpt_dp_cm cm; /* which CM @cm_id belongs to */
+	uint16_t pkey; /* IB/CM: the REQ's P_Key */
 	LoginParams login;
 	uint32_t credits;
 	uint32_t sq_size;      /* srp_sq_size */
@@ -158,6 +160,8 @@ public:
 	bool Close();
 	/* Any CM event for this channel. */
 	void OnCmEvent(srpt_dp_cm_event event);
+	/* IB/CM: the peer's DREQ, answered with a DREP in every state. */
+	void OnDisconnectRequest();
 	/* CQ context: the drain marker completed. */
 	void OnZlwDone(bool ok);
 

@@ -49,13 +49,27 @@ struct LoginResult {
 	int rc; /* what the RDMA/CM handler returns */
 };
 
-/* The whole RDMA/CM login (srpt_core_dp_rdma_cm_req). */
 /* Disconnects every channel of @port (a disabled port logs out). */
 void DisconnectPortChannels(Port &port);
 
+/*
+ * The whole login of either CM: one implementation, two entry points
+ * that say where it came from.
+ * RDMA/CM (srpt_core_dp_rdma_cm_req): @pdata is srp_login_req_rdma;
+ * @src_addr names the session on GUID-named ports.
+ */
 LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 			      const uint8_t *pdata, uint32_t pdata_len,
 			      const char *src_addr);
+/*
+ * IB/CM (srpt_core_dp_ib_cm_req): @pdata is srp_login_req; the GUID form
+ * of @initiator_gid ("xxxx:xxxx:xxxx:xxxx", in-tree srpt_format_guid of
+ * the path's dgid) names the session on GUID-named ports; @pkey is handed
+ * to the QP's INIT transition.
+ */
+LoginResult HandleIbCmLogin(Device &device, uint32_t port_num, void *cm_id,
+			    const uint8_t *pdata, uint32_t pdata_len,
+			    const uint8_t (&initiator_gid)[16], uint16_t pkey);
 
 } // namespace srpt
 

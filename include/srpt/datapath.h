@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The data-path part of the boundary between the C++ core and the kernel:
- * channels (QP, CQ, RDMA/CM id, LIO session) and commands (se_cmd, rdma_rw
- * contexts). Same rules as platform.h and core_api.h: plain C, fixed-width
- * integers, opaque handles, a Contract per function.
+ * channels (QP, CQ, RDMA/CM or IB/CM id, LIO session) and commands
+ * (se_cmd, rdma_rw contexts). Same rules as platform.h and core_api.h:
+ * plain C, fixed-width integers, opaque handles, a Contract per function.
  *
  *   srpt_dp_*        implemented in C (glue/channel_ib.c, glue/target_core.c,
- *                    glue/rdma_cm.c), on the host by tests/host/platform_dp_host.cpp;
+ *                    glue/rdma_cm.c, glue/ib_cm.c), on the host by
+ *                    tests/host/platform_dp_host.cpp;
  *   srpt_core_dp_*   implemented in C++ (src/channel.cpp, src/cm_handler.cpp),
  *                    called by the glue's callbacks (trampolines).
  *
@@ -26,11 +27,24 @@ extern "C" {
 
 struct srpt_dp_ch;
 
+/*
+ * The connection manager a login arrived through, and with it what a
+ * channel's cm_id handle is: RDMA/CM (struct rdma_cm_id *, glue/rdma_cm.c)
+ * or IB/CM (struct ib_cm_id *, glue/ib_cm.c, InfiniBand link layer only).
+ * The core never looks inside; it hands the pair back to the glue.
+ */
+enum srpt_dp_cm {
+	SRPT_DP_RDMA_CM = 0,
+	SRPT_DP_IB_CM = 1,
+};
+
 /* ---- channel: QP, CQ, buffers (glue/channel_ib.c) -------------------- */
 
 struct srpt_dp_ch_args {
 	void *core_device;  /* srpt_core_add_device() handle (for the PD) */
-	void *cm_id;        /* struct rdma_cm_id * of the connect request */
+	void *cm_id;        /* the connect request's id, of kind @cm */
+	uint8_t cm;         /* enum srpt_dp_cm */
+	uint16_t pkey;      /* IB/CM: P_Key of the REQ's primary path */
 	void *core_ch;      /* handed back by every completion */
 	uint32_t port_num;
 	uint32_t rq_size;   /* receive WRs = credits = send contexts */
@@ -40,9 +54,12 @@ struct srpt_dp_ch_args {
 };
 
 /*
- * Creates the CQ (shared pool) and the RC QP on @args->cm_id, retrying with
+ * Creates the CQ (shared pool) and the RC QP for @args->cm_id, retrying with
  * half the send queue down to 16 WRs. *max_send_wr: the send queue depth
- * the QP got (RDMA R/W WRs included). Contract: process context; sleeps.
+ * the QP got (RDMA R/W WRs included). RDMA/CM: rdma_create_qp(). IB/CM:
+ * ib_create_qp() on the device's PD, then INIT with the P_Key index of
+ * @args->pkey (as in-tree srpt_init_ch_qp). On success the cm_id's context
+ * is the glue channel. Contract: process context; sleeps.
  */
 int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 		      struct srpt_dp_ch **ch, uint32_t *max_send_wr);
@@ -56,10 +73,12 @@ int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 		     uint32_t len);
 /*
  * Completes every WR still on the QP (ib_drain_qp), destroys QP and CQ,
- * unmaps every buffer, then (when @destroy_cm_id) destroys the RDMA/CM id,
- * which waits for running CM handlers of the id: no CM event arrives
- * afterwards. Frees the glue channel last. Without @destroy_cm_id the
- * RDMA/CM core destroys the id (a failed connect request).
+ * unmaps every buffer, and (when @destroy_cm_id) destroys the cm_id
+ * (rdma_destroy_id after the QP; ib_destroy_cm_id before it, as in-tree,
+ * because IB/CM handlers modify the QP), which waits for running CM
+ * handlers of the id: no CM event arrives afterwards. Frees the glue
+ * channel last. Without @destroy_cm_id the CM destroys the id itself (a
+ * refused connect request: its handler returns non-zero).
  * Contract: process context, never from the id's CM handler when
  * @destroy_cm_id; no post may run concurrently.
  */
@@ -81,19 +100,37 @@ int srpt_dp_post_zlw(struct srpt_dp_ch *ch);
 /* Moves the QP to the error state: every posted WR completes flushed. */
 int srpt_dp_qp_error(struct srpt_dp_ch *ch);
 
-/* ---- connection management (glue/rdma_cm.c) ------------------------- */
+/* ---- connection management (glue/rdma_cm.c, glue/ib_cm.c) ----------- */
 
 /*
- * rdma_accept() with @pdata (LOGIN_RSP) as private data; the cm_id's
- * context becomes the glue channel. Contract: process context, inside the
- * CM handler of the connect request.
+ * Accepts with @pdata (LOGIN_RSP) as private data, on the CM the channel
+ * was created for: rdma_accept(), or for IB/CM the QP to RTR
+ * (ib_cm_init_qp_attr) and ib_send_cm_rep() (the QP goes to RTS when the
+ * RTU arrives, before the core sees SRPT_DP_CM_ESTABLISHED). Contract:
+ * process context, inside the CM handler of the connect request.
  */
 int srpt_dp_cm_accept(struct srpt_dp_ch *ch, const void *pdata,
 		      uint32_t len);
-/* rdma_reject() with @pdata (LOGIN_REJ). Contract: as accept. */
-void srpt_dp_cm_reject(void *cm_id, const void *pdata, uint32_t len);
-/* rdma_disconnect(). Contract: process context. */
+/*
+ * rdma_reject() / ib_send_cm_rej() (IB_CM_REJ_CONSUMER_DEFINED) with
+ * @pdata (LOGIN_REJ) on @cm_id of kind @cm. Contract: as accept.
+ */
+void srpt_dp_cm_reject(enum srpt_dp_cm cm, void *cm_id, const void *pdata,
+		       uint32_t len);
+/*
+ * Starts a disconnect: a DREQ, or the DREP when the peer's DREQ came
+ * first (rdma_disconnect(); IB/CM: ib_send_cm_dreq(), else
+ * ib_send_cm_drep(), as in-tree srpt_disconnect_ch). Contract: process
+ * context.
+ */
 int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch);
+/*
+ * Answers a received DREQ (SRPT_DP_CM_DREQ_RECEIVED) with a DREP:
+ * ib_send_cm_drep(). Only touches the cm_id, so it may be called in any
+ * channel state while the id's CM handler runs. Contract: process
+ * context, inside the CM handler.
+ */
+int srpt_dp_cm_drep(struct srpt_dp_ch *ch);
 
 /* ---- LIO session and commands (glue/target_core.c) ------------------ */
 
@@ -167,16 +204,39 @@ void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index);
 int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
 			     void *cm_id, const uint8_t *pdata,
 			     uint32_t pdata_len, const char *src_addr);
+/*
+ * IB/CM REQ (InfiniBand link layer). @pdata: the REQ's private data
+ * (struct srp_login_req, 64 of its 92 bytes); @initiator_gid: the 16-byte
+ * GID of the initiator's port (the REQ's primary path dgid, network byte
+ * order), whose GUID half names the session on GUID-named ports; @pkey:
+ * the primary path's P_Key (CPU order), for the QP's P_Key index.
+ * Returns as srpt_core_dp_rdma_cm_req (negative: the IB/CM handler returns
+ * it and IB/CM destroys the id). Contract: process context (IB/CM
+ * handler of the REQ's new cm_id).
+ */
+int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
+			   void *cm_id, const uint8_t *pdata,
+			   uint32_t pdata_len, const uint8_t *initiator_gid,
+			   uint16_t pkey);
 
+/* The events of both CMs, merged (the glue maps them). */
 enum srpt_dp_cm_event {
-	SRPT_DP_CM_ESTABLISHED = 0,  /* RTU */
-	SRPT_DP_CM_DISCONNECTED = 1, /* DREQ received / DREP or timeout */
+	SRPT_DP_CM_ESTABLISHED = 0,  /* RTU / ESTABLISHED: the QP is in RTS */
+	SRPT_DP_CM_DISCONNECTED = 1, /* RDMA/CM: DREQ received, DREP or
+				        timeout; IB/CM: DREP received */
 	SRPT_DP_CM_TIMEWAIT_EXIT = 2,
-	SRPT_DP_CM_REJECTED = 3,     /* also UNREACHABLE, CONNECT_ERROR */
+	SRPT_DP_CM_REJECTED = 3,     /* also UNREACHABLE, CONNECT_ERROR,
+				        IB/CM REP_ERROR, a failed RTS */
 	SRPT_DP_CM_DEVICE_REMOVAL = 4,
 	SRPT_DP_CM_ADDR_CHANGE = 5,
+	/*
+	 * IB/CM: the peer's DREQ. Unlike RDMA/CM, IB/CM leaves the answer
+	 * to the consumer: the core answers with srpt_dp_cm_drep() in every
+	 * state, also when its own DREQ crossed the peer's.
+	 */
+	SRPT_DP_CM_DREQ_RECEIVED = 6,
 };
-/* Contract: process context (RDMA/CM handler). */
+/* Contract: process context (the CM handler of the channel's id). */
 void srpt_core_dp_cm_event(void *core_ch, enum srpt_dp_cm_event event);
 
 /* Completions: CQ context (IB_POLL_WORKQUEUE), one at a time per channel. */

@@ -78,6 +78,7 @@ int srpt_dp_map_send(struct srpt_dp_ch *, uint32_t, void *, uint32_t)
 void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 {
 	ch->destroyed = true;
+	ch->destroy_calls++;
 	ch->cm_id_destroyed = destroy_cm_id;
 }
 
@@ -125,16 +126,27 @@ int srpt_dp_cm_accept(struct srpt_dp_ch *ch, const void *pdata, uint32_t len)
 	return 0;
 }
 
-void srpt_dp_cm_reject(void *cm_id, const void *pdata, uint32_t len)
+void srpt_dp_cm_reject(enum srpt_dp_cm cm, void *cm_id, const void *pdata,
+		       uint32_t len)
 {
 	const auto *p = static_cast<const uint8_t *>(pdata);
 	srpt::host::g_rejections.push_back(
-	    {cm_id, std::vector<uint8_t>(p, p + len)});
+	    {cm, cm_id,
+	     p ? std::vector<uint8_t>(p, p + len) : std::vector<uint8_t>{}});
 }
 
 int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch)
 {
 	ch->disconnected = true;
+	ch->disconnect_calls++;
+	return 0;
+}
+
+int srpt_dp_cm_drep(struct srpt_dp_ch *ch)
+{
+	if (g_script.drep_rc)
+		return g_script.drep_rc;
+	ch->drep_sent++;
 	return 0;
 }
 

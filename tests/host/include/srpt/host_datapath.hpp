@@ -29,7 +29,10 @@ struct FakeCh {
 	bool accepted = false;
 	std::vector<uint8_t> accept_pdata;
 	bool disconnected = false;
+	uint32_t disconnect_calls = 0; /* srpt_dp_cm_disconnect */
+	uint32_t drep_sent = 0;	       /* srpt_dp_cm_drep */
 	bool destroyed = false;
+	uint32_t destroy_calls = 0; /* srpt_dp_ch_destroy: must end at 1 */
 	bool cm_id_destroyed = false;
 	std::string session; /* name target_setup_session accepted */
 	std::vector<std::string> session_attempts;
@@ -49,6 +52,7 @@ struct DataPathScript {
 	std::vector<std::string> acl_names;
 	int session_error = -22; /* returned when no ACL matches */
 	int accept_rc = 0;
+	int drep_rc = 0;
 	int submit_rc = 0;
 	int submit_tmr_rc = 0;
 	int post_send_rc = 0;
@@ -63,6 +67,7 @@ DataPathScript &Script();
 /* Every glue channel created since ResetDataPath(), in order. */
 std::vector<FakeCh *> &FakeChannels();
 struct Rejection {
+	srpt_dp_cm cm;
 	void *cm_id;
 	std::vector<uint8_t> pdata;
 };
