@@ -116,8 +116,9 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	cfg.max_req_size = static_cast<uint32_t>(ms.params.srp_max_req_size);
 	cfg.req_lim = credits;
 	cfg.port_enabled = snap.enabled;
-	/* The SRQ receive model is not wired into the kernel data path yet. */
-	cfg.use_srq = false;
+	/* The channel takes this reference over (ChannelParams::srq). */
+	SharedRecvQueue *srq = device.srq().Get(snap.attrib.use_srq);
+	cfg.use_srq = srq != nullptr;
 	const LoginDecision d =
 	    negotiate_login_rdma_cm({pdata, pdata_len}, cfg);
 
@@ -132,6 +133,8 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	    "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",
 	    i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
 	if (!d.accepted()) {
+		if (srq)
+			device.srq().Put(srq);
 		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
 		Reject(cm_id, src_addr, d.tag, d.reason);
 		return refused;
@@ -149,6 +152,7 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 	p.max_data_len = kMaxCommandData;
 	p.send_ctx_limit = srpt_dp_test_send_ctx_limit();
 	p.name = src_addr;
+	p.srq = srq;
 	Status st;
 	Channel *ch = Channel::Create(p, &st);
 	if (!ch) {
@@ -220,9 +224,10 @@ LoginResult HandleRdmaCmLogin(Device &device, uint32_t port_num, void *cm_id,
 		return LoginResult{false, 0};
 	}
 	SRPT_INFO(ch->name(),
-		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s",
+		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s%s",
 		  ch->id(), credits, d.params.it_iu_len,
 		  d.params.immediate_data ? ", immediate data" : "",
+		  srq ? ", shared receive queue" : "",
 		  terminated ? ", other channels terminated" : "");
 	return LoginResult{true, 0};
 }
@@ -355,16 +360,20 @@ extern "C" void srpt_core_dp_device_removing(void *core_device)
 {
 	srpt::ChannelRegistry *reg = srpt::g_channels;
 	auto *device = static_cast<srpt::Device *>(core_device);
-	if (!reg)
-		return;
-	reg->DisconnectDevice(device);
-	for (uint32_t waited = 0; reg->CountDevice(device) != 0; waited++) {
-		if (waited % 500 == 499)
-			SRPT_WARNING(nullptr,
-				     "device %s: waiting for %zu channels",
-				     device->name(), reg->CountDevice(device));
-		srpt_dp_msleep(10);
+	if (reg) {
+		reg->DisconnectDevice(device);
+		for (uint32_t waited = 0; reg->CountDevice(device) != 0;
+		     waited++) {
+			if (waited % 500 == 499)
+				SRPT_WARNING(
+				    nullptr,
+				    "device %s: waiting for %zu channels",
+				    device->name(), reg->CountDevice(device));
+			srpt_dp_msleep(10);
+		}
 	}
+	/* No QP uses the SRQ any more; the PD goes after this. */
+	device->srq().Shutdown(device->name());
 }
 
 extern "C" void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out)
