@@ -15,7 +15,7 @@ logdir=$top/build/check
 mkdir -p "$logdir"
 suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port}
 INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost}
-PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e port-datapath port-removal}
+PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e port-datapath port-removal port-srq}
 # Per guest. controlpath configures two drivers with targetcli under TCG
 # (~7 min on an idle 2-core machine): leave room, a hang still ends.
 export VM_TIMEOUT=${VM_TIMEOUT:-1200}
