@@ -62,7 +62,28 @@ credits_conserved() {
 }
 srq_lines() { dmesg | grep -c "ib_srpt: device rxe1: shared receive queue of"; }
 destroyed_lines() { dmesg | grep -c "shared receive queue destroyed"; }
-# the kernel's own view, when iproute2 can show SRQs (informative)
+# QPs the kernel lists on ib_srpt's SRQ of rxe1 (`rdma res show srq`,
+# lqpn "18,20" or ranges "18-21"); "none" without such an SRQ, "unsupported"
+# when iproute2 cannot show SRQs.
+srq_qps() {
+	local out line l n=0 item
+	out=$(timeout 10 rdma res show srq 2>/dev/null) || { echo unsupported; return; }
+	line=$(echo "$out" | grep "dev rxe1 " | grep "comm \[ib_srpt\]") || { echo none; return; }
+	l=$(echo "$line" | sed -n 's/.* lqpn \([0-9,-]*\) .*/\1/p')
+	for item in ${l//,/ }; do
+		case $item in *-*) n=$((n + ${item#*-} - ${item%-*} + 1)) ;; *) n=$((n + 1)) ;; esac
+	done
+	echo $n
+}
+check_srq_qps() { # check_srq_qps N: the kernel sees N QPs on the SRQ
+	local got; got=$(srq_qps)
+	case $got in
+	unsupported) echo "rdma res show srq not supported: kernel-side check skipped" ;;
+	"$1") ok "rdma res show srq: $1 QP(s) attached to ib_srpt's SRQ on rxe1" ;;
+	*) timeout 10 rdma res show srq; fail "rdma res show srq: $got QPs on ib_srpt's SRQ of rxe1, expected $1" ;;
+	esac
+}
+# the kernel's own view, when iproute2 can show SRQs
 show_srqs() {
 	local out
 	if out=$(timeout 10 rdma res show srq 2>&1); then
@@ -95,6 +116,7 @@ all_channels use_srq 1 || fail "a channel does not use the SRQ"
 all_channels recv_ring_size "$EXPECT" || fail "a channel's receive ring is not the SRQ's ($EXPECT)"
 all_channels imm_data_offset 0 || fail "immediate data granted on an SRQ channel"
 ok "$NCH channels receive from the SRQ, no immediate data"
+check_srq_qps "$NCH"
 dmesg | grep -q "login accepted: .*shared receive queue" || fail "no 'login accepted ... shared receive queue' line"
 dd_cmp "$DEV_LUN0" 8 0
 dd_cmp "$DEV_LUN1" 8 0
@@ -127,7 +149,7 @@ wait_for 10 "SRQ destroyed" sh -c "[ \$(dmesg | grep -c 'shared receive queue de
 	fail "SRQ not destroyed after its channels were released"
 ok "SRQ destroyed after its channels"
 dmesg | grep -E "shared receive queue|released" | tail -6
-show_srqs
+case $(srq_qps) in none | unsupported) ;; *) fail "ib_srpt's SRQ still listed by rdma res show srq" ;; esac
 srp_logout
 wait_target_idle 30
 srp_login rxe1 "$LOGIN" || fail "login with use_srq 0 failed: $LOGIN_ERR"
@@ -153,6 +175,7 @@ echo 1 >"$ATTR" || fail "writing 1 to $ATTR"
 [ "$(srq_lines)" = 2 ] || fail "no second SRQ after use_srq 1 again"
 srp_login rxe1 "$LOGIN" || fail "login on the second SRQ failed: $LOGIN_ERR"
 all_channels use_srq 1 || fail "a channel does not use the second SRQ"
+check_srq_qps "$(channels | wc -l)"
 dd_cmp "$DEV_LUN0" 4 0
 timeout 120 rdma link delete rxe1 || fail "rdma link delete rxe1 failed or hung"
 ok "rxe1 deleted with channels on the SRQ"
