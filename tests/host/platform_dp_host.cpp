@@ -117,6 +117,8 @@ int srpt_dp_srq_post_recv(struct srpt_dp_srq *srq, uint32_t index)
 	if (static_cast<int64_t>(index) == g_script.srq_post_fail_index)
 		return -SRPT_ENOMEM;
 	srq->posted.push_back(index);
+	if (g_script.on_srq_post)
+		g_script.on_srq_post(index);
 	return 0;
 }
 

@@ -304,6 +304,29 @@ TEST_F(SrqFixture, ChannelsReceiveFromTheSrqAndRepostOnIt)
 	EXPECT_TRUE(AllPosted(*ch->srq()));
 }
 
+TEST_F(SrqFixture, AContextIsPostedBeforeItCanComplete)
+{
+	Start(4095, 16);
+	ASSERT_EQ(SetUseSrq("1"), 0);
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	SharedRecvQueue &q = *ch->srq();
+	/*
+	 * On an SRQ the WR may complete on another channel's CQ before
+	 * ib_post_srq_recv() returns: the context must already be "posted".
+	 */
+	size_t checked = 0;
+	host::Script().on_srq_post = [&](uint32_t index) {
+		EXPECT_EQ(q.ring()[index].state(), RecvState::kPosted) << index;
+		checked++;
+	};
+	Receive(ch, TestUnitReady(0x5), 5);
+	srpt_core_dp_recv_done(ch, 6, 0, false); /* flushed: reposted */
+	host::Script().on_srq_post = nullptr;
+	EXPECT_EQ(checked, 2u);
+	Answer(ch, host::FakeChannels()[0]->submitted_index.at(0));
+}
+
 TEST_F(SrqFixture, ImmediateDataIsNotGrantedOnTheSrq)
 {
 	Start(4095, 64);

@@ -71,6 +71,11 @@ struct DataPathScript {
 	/* srpt_dp_srq_map_recv / _post_recv fail for this index (-1: never). */
 	int64_t srq_map_fail_index = -1;
 	int64_t srq_post_fail_index = -1;
+	/*
+	 * Runs inside every SRQ post, as if the HCA completed the WR at once
+	 * on another CPU (what the core must already be ready for).
+	 */
+	std::function<void(uint32_t index)> on_srq_post;
 	/* Runs for every srpt_dp_msleep (what the kernel does meanwhile). */
 	std::function<void()> on_msleep;
 };
