@@ -179,7 +179,10 @@ retry:
 	qp_init.cap.max_rdma_ctxs = sq_size / 2;
 	qp_init.cap.max_send_sge = attrs->max_send_sge;
 	qp_init.cap.max_recv_sge = 1;
-	qp_init.cap.max_recv_wr = args->rq_size;
+	if (args->srq)
+		qp_init.srq = srpt_glue_ib_srq(args->srq);
+	else
+		qp_init.cap.max_recv_wr = args->rq_size;
 	qp_init.port_num = args->port_num;
 
 	ret = ch->cm->create_qp(ch, &qp_init);

@@ -124,6 +124,9 @@ struct srpt_dp_ch {
 	struct srpt_glue_send *send;
 };
 
+/* glue/srq.c: the ib_srq a channel's QP receives from. */
+struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);
+
 /* glue/target_core.c: per-command resources, released by release_cmd. */
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
 

@@ -35,6 +35,8 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "state %s\nphase %s\n", st.state, st.phase);
 	seq_printf(m, "credits %u\nit_iu_len %u\nimm_data_offset %u\n",
 		   st.credits, st.it_iu_len, st.imm_data_offset);
+	seq_printf(m, "use_srq %d\nrecv_ring_size %u\n", st.use_srq ? 1 : 0,
+		   st.recv_ring_size);
 	seq_printf(m, "req_lim %d\nin_flight %d\nreq_lim_delta %d\n",
 		   st.req_lim, st.in_flight, st.req_lim_delta);
 	seq_printf(m, "granted_total %llu\nconsumed_total %llu\ncredit_violations %llu\n",

@@ -16,7 +16,7 @@ logdir=$top/build/check
 mkdir -p "$logdir"
 suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port}
 INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost}
-PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e port-datapath port-removal hostile}
+PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e port-datapath port-removal port-srq hostile}
 # Per guest. hostile runs every case in one guest (~15 min under TCG on a
 # loaded 2-core machine), controlpath configures two drivers with targetcli
 # (~7 min): leave room, a hang still ends.

@@ -58,6 +58,9 @@ void CopyName(char (&dst)[64], const char *src)
 
 Status KernelEnv::PostRecv(RecvCtx &r)
 {
+	if (SharedRecvQueue *srq = ch_->srq_)
+		return StatusFromErrno(
+		    srpt_dp_srq_post_recv(srq->dp(), r.index()));
 	return StatusFromErrno(srpt_dp_post_recv(ch_->dp_, r.index()));
 }
 
@@ -267,8 +270,8 @@ void Channel::AnswerTaskMgmt(SendCtx &s, uint64_t tag,
 
 Channel::Channel(const ChannelParams &p)
     : nexus_node(), registry_node(), core_(*this),
-      state_lock_(LockClass::kChannelState), device_(p.device), port_(p.port),
-      cm_id_(p.cm_id), login_(p.login),
+      state_lock_(LockClass::kChannelState), device_(p.device), srq_(p.srq),
+      port_(p.port), cm_id_(p.cm_id), login_(p.login),
       limits_(channel_limits(p.login, p.max_data_len)), credits_(p.credits),
       id_(0)
 {
@@ -281,6 +284,9 @@ Channel::Channel(const ChannelParams &p)
 Channel::~Channel()
 {
 	FreeArray(extra_);
+	/* The QP is gone and the core returned its SRQ contexts: let go. */
+	if (srq_)
+		device_->srq().Put(srq_);
 	device_->Put();
 }
 
@@ -288,6 +294,8 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 {
 	Channel *ch = new (Gfp::kKernel) Channel(p);
 	if (!ch) {
+		if (p.srq)
+			p.device->srq().Put(p.srq);
 		*status = Status::kNoMemory;
 		return nullptr;
 	}
@@ -304,10 +312,12 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	args.cm = static_cast<uint8_t>(p.cm);
 	args.pkey = p.pkey;
 	args.core_ch = ch;
+	args.srq = p.srq ? p.srq->dp() : nullptr;
 	args.port_num = p.port->number;
 	args.rq_size = p.credits;
 	args.sq_size = p.sq_size;
-	args.n_recv = p.credits;
+	/* The SRQ's buffers were mapped when it was made. */
+	args.n_recv = p.srq ? 0 : p.credits;
 	args.n_send = p.credits;
 	uint32_t max_send_wr = 0;
 	int rc = srpt_dp_ch_create(&args, &ch->dp_, &max_send_wr);
@@ -324,11 +334,12 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	cfg.rsp_buf_size = p.rsp_buf_size;
 	cfg.sq_size = max_send_wr;
 	cfg.req_buf_size = p.req_buf_size;
+	cfg.srq_ring = p.srq ? &p.srq->ring() : nullptr;
 	cfg.name = ch->name_;
 	Status st = ch->core_.Init(cfg, Gfp::kKernel);
 	if (IsOk(st)) {
 		RecvRing &rr = *ch->core_.recv_ring();
-		for (uint32_t i = 0; i < rr.size() && IsOk(st); i++)
+		for (uint32_t i = 0; i < args.n_recv && IsOk(st); i++)
 			st = StatusFromErrno(srpt_dp_map_recv(
 			    ch->dp_, i, rr[i].buf(), rr[i].buf_size()));
 		SendRing &sr = ch->core_.send_ring();
@@ -706,6 +717,8 @@ void Channel::GetStats(srpt_dp_stats *out)
 	out->credits = credits_;
 	out->it_iu_len = login_.it_iu_len;
 	out->imm_data_offset = login_.imm_data_offset;
+	out->use_srq = srq_ != nullptr;
+	out->recv_ring_size = core_.recv_ring() ? core_.recv_ring()->size() : 0;
 }
 
 /* ---- registry ------------------------------------------------------- */

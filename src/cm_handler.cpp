@@ -158,8 +158,9 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	cfg.max_req_size = static_cast<uint32_t>(ms.params.srp_max_req_size);
 	cfg.req_lim = credits;
 	cfg.port_enabled = snap.enabled;
-	/* The SRQ receive model is not wired into the kernel data path yet. */
-	cfg.use_srq = false;
+	/* The channel takes this reference over (ChannelParams::srq). */
+	SharedRecvQueue *srq = device.srq().Get(snap.attrib.use_srq);
+	cfg.use_srq = srq != nullptr;
 	const LoginDecision d = Negotiate(src, {pdata, pdata_len}, cfg);
 
 	LoginRequest req{};
@@ -173,6 +174,8 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	    "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",
 	    i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
 	if (!d.accepted()) {
+		if (srq)
+			device.srq().Put(srq);
 		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
 		Reject(src, src_addr, d.tag, d.reason);
 		return refused;
@@ -192,6 +195,7 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	p.max_data_len = kMaxCommandData;
 	p.send_ctx_limit = srpt_dp_test_send_ctx_limit();
 	p.name = src_addr;
+	p.srq = srq;
 	Status st;
 	Channel *ch = Channel::Create(p, &st);
 	if (!ch) {
@@ -263,9 +267,10 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 		return LoginResult{false, 0};
 	}
 	SRPT_INFO(ch->name(),
-		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s",
+		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s%s",
 		  ch->id(), credits, d.params.it_iu_len,
 		  d.params.immediate_data ? ", immediate data" : "",
+		  srq ? ", shared receive queue" : "",
 		  terminated ? ", other channels terminated" : "");
 	return LoginResult{true, 0};
 }
@@ -439,16 +444,20 @@ extern "C" void srpt_core_dp_device_removing(void *core_device)
 {
 	srpt::ChannelRegistry *reg = srpt::g_channels;
 	auto *device = static_cast<srpt::Device *>(core_device);
-	if (!reg)
-		return;
-	reg->DisconnectDevice(device);
-	for (uint32_t waited = 0; reg->CountDevice(device) != 0; waited++) {
-		if (waited % 500 == 499)
-			SRPT_WARNING(nullptr,
-				     "device %s: waiting for %zu channels",
-				     device->name(), reg->CountDevice(device));
-		srpt_dp_msleep(10);
+	if (reg) {
+		reg->DisconnectDevice(device);
+		for (uint32_t waited = 0; reg->CountDevice(device) != 0;
+		     waited++) {
+			if (waited % 500 == 499)
+				SRPT_WARNING(
+				    nullptr,
+				    "device %s: waiting for %zu channels",
+				    device->name(), reg->CountDevice(device));
+			srpt_dp_msleep(10);
+		}
 	}
+	/* No QP uses the SRQ any more; the PD goes after this. */
+	device->srq().Shutdown(device->name());
 }
 
 extern "C" void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out)

@@ -133,6 +133,11 @@ extern "C" void srpt_core_remove_device(void *core_device)
 	if (SRPT_WARN_ON(!registry || !core_device))
 		return;
 	srpt_core_cancel_port_work(core_device);
+	/*
+	 * Normally done by srpt_core_dp_device_removing() already; the SRQ
+	 * must go before the glue deallocates the PD in any case.
+	 */
+	AsDevice(core_device)->srq().Shutdown(AsDevice(core_device)->name());
 	registry->Remove(AsDevice(core_device));
 }
 
@@ -189,9 +194,16 @@ extern "C" bool srpt_core_handle_dm_mad(void *core_device, uint32_t port_num,
 	info.vendor_id = attrs.vendor_id;
 	info.vendor_part_id = attrs.vendor_part_id;
 	info.hw_ver = attrs.hw_ver;
-	/* Without SRQ: one receive ring of min(128, max_qp_wr) per channel. */
-	info.send_queue_depth = static_cast<uint16_t>(
-	    attrs.max_qp_wr < 128 ? attrs.max_qp_wr : 128);
+	/*
+	 * As in-tree: the SRQ's size when the port's channels use it, else
+	 * the receive ring of one channel, min(128, max_qp_wr).
+	 */
+	const uint32_t srq_depth = device->srq().depth();
+	uint32_t depth = attrs.max_qp_wr < 128 ? attrs.max_qp_wr : 128;
+	if (__atomic_load_n(&port->attrib.use_srq, __ATOMIC_RELAXED) &&
+	    srq_depth != 0)
+		depth = srq_depth;
+	info.send_queue_depth = static_cast<uint16_t>(depth);
 	info.max_req_size =
 	    static_cast<uint32_t>(state.params.srp_max_req_size);
 	info.max_rdma_size =

@@ -180,8 +180,18 @@ Status PortId::SetAttribute(srpt_port_attr attr, const char *text)
 		}
 		if (disabled)
 			CloseChannels();
+		{
+			MutexGuard guard(port_->mutex);
+			port_->attrib.use_srq = v != 0;
+		}
+		/*
+		 * As in-tree srpt_use_srq(), before the port is enabled again:
+		 * the device's SRQ is made or retired. A failure is logged
+		 * and the write still succeeds (in-tree ignores it too):
+		 * channels then keep their own receive rings.
+		 */
+		port_->device->srq().Reconcile(*port_->device);
 		MutexGuard guard(port_->mutex);
-		port_->attrib.use_srq = v != 0;
 		SetEnabledLocked(was_enabled);
 		return Status::kOk;
 	}

@@ -129,6 +129,11 @@ struct ChannelParams {
 	uint32_t max_data_len; /* bound of one command's data */
 	uint32_t send_ctx_limit;
 	const char *name; /* session name, copied */
+	/*
+	 * The device's SRQ (DeviceSrq::Get) or nullptr. Channel::Create takes
+	 * over its reference, also when it fails.
+	 */
+	SharedRecvQueue *srq;
 };
 
 class Channel final : public KernelAllocated
@@ -184,6 +189,8 @@ public:
 	srpt_dp_ch *dp() const { return dp_; }
 	const LoginParams &login() const { return login_; }
 	uint32_t credits() const { return credits_; }
+	/* Receives come from the device's SRQ (nullptr: own ring). */
+	SharedRecvQueue *srq() const { return srq_; }
 	ChannelCore<KernelEnv> &core() { return core_; }
 
 	/* Intrusive links: the nexus's channel list, the registry's list. */
@@ -218,6 +225,7 @@ private:
 	ChannelState state_ = ChannelState::kConnecting; /* state_lock_ */
 	srpt_dp_ch *dp_ = nullptr;
 	Device *device_;
+	SharedRecvQueue *srq_; /* a reference on the device's SRQ, or nullptr */
 	Port *port_;
 	void *cm_id_;
 	LoginParams login_;

@@ -26,6 +26,38 @@ extern "C" {
 #endif
 
 struct srpt_dp_ch;
+struct srpt_dp_srq;
+
+/* ---- shared receive queue of a device (glue/srq.c) ------------------- */
+
+/*
+ * ib_create_srq() of @size WRs of one SGE on the PD of @ib_device
+ * (Device::ib_device()), and room for @size receive contexts, all unmapped.
+ * The receive completions of its contexts arrive on the CQ of the QP that
+ * consumed the WR and go to srpt_core_dp_recv_done() of that QP's channel
+ * with the context's SRQ index. Returns 0 or a negative errno (-ENODEV:
+ * the device is going away). Contract: process context; sleeps.
+ */
+int srpt_dp_srq_create(void *ib_device, uint32_t size,
+		       struct srpt_dp_srq **srq);
+/*
+ * DMA-maps receive buffer @index of the core's SRQ ring (from device).
+ * Contract: process context, before the first post of @index.
+ */
+int srpt_dp_srq_map_recv(struct srpt_dp_srq *srq, uint32_t index, void *buf,
+			 uint32_t len);
+/*
+ * ib_post_srq_recv() of context @index. Contract: any context (the core
+ * holds the lock of the channel that returns the context, or none while it
+ * creates the SRQ); concurrent posts from several channels are allowed.
+ */
+int srpt_dp_srq_post_recv(struct srpt_dp_srq *srq, uint32_t index);
+/*
+ * ib_destroy_srq(), then unmaps every mapped buffer and frees @srq. WRs
+ * still posted are dropped without completions.
+ * Contract: process context; no QP uses the SRQ any more.
+ */
+void srpt_dp_srq_destroy(struct srpt_dp_srq *srq);
 
 /*
  * The connection manager a login arrived through, and with it what a
@@ -46,10 +78,15 @@ struct srpt_dp_ch_args {
 	uint8_t cm;         /* enum srpt_dp_cm */
 	uint16_t pkey;      /* IB/CM: P_Key of the REQ's primary path */
 	void *core_ch;      /* handed back by every completion */
+	/*
+	 * The device's SRQ: the QP receives from it (qp_init.srq) and has no
+	 * receive queue of its own; NULL: a receive queue of rq_size WRs.
+	 */
+	struct srpt_dp_srq *srq;
 	uint32_t port_num;
 	uint32_t rq_size;   /* receive WRs = credits = send contexts */
 	uint32_t sq_size;   /* srp_sq_size: halved down to 16 on failure */
-	uint32_t n_recv;    /* receive contexts to map */
+	uint32_t n_recv;    /* receive contexts to map (0 with an SRQ) */
 	uint32_t n_send;    /* send contexts to map */
 };
 
@@ -315,6 +352,8 @@ struct srpt_dp_stats {
 	uint32_t credits;
 	uint32_t it_iu_len;
 	uint16_t imm_data_offset;
+	bool use_srq;            /* receives come from the device's SRQ */
+	uint32_t recv_ring_size; /* contexts of the ring it receives into */
 };
 void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
 

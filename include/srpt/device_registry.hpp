@@ -18,6 +18,7 @@
 #include <srpt/core_api.h>
 #include <srpt/intrusive_list.hpp>
 #include <srpt/lock.hpp>
+#include <srpt/srq.hpp>
 #include <srpt/status.hpp>
 
 namespace srpt
@@ -124,6 +125,8 @@ public:
 	bool removed() const { return ib_device_ == nullptr; }
 	/* @number is 1-based; nullptr when out of range. */
 	Port *port(uint32_t number);
+	/* The shared receive queue (attrib/use_srq of its ports). */
+	DeviceSrq &srq() { return srq_; }
 
 	ListNode registry_node;
 
@@ -139,6 +142,7 @@ private:
 	DeviceAttributes attributes_ = {};
 	Port *ports_ = nullptr;
 	void *ib_device_ = nullptr;
+	DeviceSrq srq_;
 };
 
 /*

@@ -11,6 +11,9 @@
 struct srpt_dp_ch : srpt::host::FakeCh {
 };
 
+struct srpt_dp_srq : srpt::host::FakeSrq {
+};
+
 namespace srpt::host
 {
 namespace
@@ -20,6 +23,8 @@ DataPathScript g_script;
 std::vector<FakeCh *> g_channels;
 std::vector<std::unique_ptr<srpt_dp_ch>> g_owned;
 std::vector<Rejection> g_rejections;
+std::vector<FakeSrq *> g_srqs;
+std::vector<std::unique_ptr<srpt_dp_srq>> g_owned_srqs;
 
 } // namespace
 
@@ -35,12 +40,22 @@ std::vector<Rejection> &Rejections()
 {
 	return g_rejections;
 }
+std::vector<FakeSrq *> &FakeSrqs()
+{
+	return g_srqs;
+}
+FakeSrq *FakeSrqOf(srpt_dp_srq *srq)
+{
+	return srq;
+}
 
 void ResetDataPath()
 {
 	g_channels.clear();
 	g_owned.clear();
 	g_rejections.clear();
+	g_srqs.clear();
+	g_owned_srqs.clear();
 	g_script = DataPathScript{};
 }
 
@@ -65,6 +80,59 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	return 0;
 }
 
+int srpt_dp_srq_create(void *ib_device, uint32_t size, struct srpt_dp_srq **srq)
+{
+	if (g_script.srq_create_rc)
+		return g_script.srq_create_rc;
+	auto owned = std::make_unique<srpt_dp_srq>();
+	owned->ib_device = ib_device;
+	owned->size = size;
+	*srq = owned.get();
+	srpt::host::g_srqs.push_back(owned.get());
+	srpt::host::g_owned_srqs.push_back(std::move(owned));
+	return 0;
+}
+
+int srpt_dp_srq_map_recv(struct srpt_dp_srq *srq, uint32_t index, void *,
+			 uint32_t)
+{
+	if (srq->destroyed || index >= srq->size) {
+		srpt_warn(__FILE__, __LINE__,
+			  "SRQ map after destroy or out of range");
+		return -SRPT_EINVAL;
+	}
+	if (static_cast<int64_t>(index) == g_script.srq_map_fail_index)
+		return -SRPT_ENOMEM;
+	srq->mapped.push_back(index);
+	return 0;
+}
+
+int srpt_dp_srq_post_recv(struct srpt_dp_srq *srq, uint32_t index)
+{
+	if (srq->destroyed || index >= srq->size) {
+		srpt_warn(__FILE__, __LINE__,
+			  "SRQ post after destroy or out of range");
+		return -SRPT_EINVAL;
+	}
+	if (static_cast<int64_t>(index) == g_script.srq_post_fail_index)
+		return -SRPT_ENOMEM;
+	srq->posted.push_back(index);
+	if (g_script.on_srq_post)
+		g_script.on_srq_post(index);
+	return 0;
+}
+
+void srpt_dp_srq_destroy(struct srpt_dp_srq *srq)
+{
+	if (srq->destroyed)
+		srpt_warn(__FILE__, __LINE__, "SRQ destroyed twice");
+	srq->destroyed = true;
+	srq->channels_alive_at_destroy = 0;
+	for (srpt::host::FakeCh *f : srpt::host::g_channels)
+		srq->channels_alive_at_destroy +=
+		    f->args.srq == srq && !f->destroyed;
+}
+
 int srpt_dp_map_recv(struct srpt_dp_ch *, uint32_t, void *, uint32_t)
 {
 	return 0;
@@ -84,6 +152,10 @@ void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 
 int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)
 {
+	/* A channel on an SRQ has no receive queue of its own. */
+	if (ch->args.srq)
+		srpt_warn(__FILE__, __LINE__,
+			  "private receive on an SRQ channel");
 	ch->posted_recv.push_back(index);
 	return 0;
 }

@@ -782,11 +782,15 @@ private:
 
 	void RepostLocked(RecvCtx &r)
 	{
+		/*
+		 * Posted before the post: on an SRQ the context may complete
+		 * on another channel's CQ (under that channel's lock) before
+		 * PostRecv returns here.
+		 */
+		r.state_ = RecvState::kPosted;
 		Status st = env_.PostRecv(r);
-		if (IsOk(st)) {
-			r.state_ = RecvState::kPosted;
+		if (IsOk(st))
 			return;
-		}
 		/* 6.1 ignored this. Count it; the context stays idle. */
 		stats_.post_recv_failures++;
 		r.state_ = RecvState::kIdle;

@@ -271,10 +271,13 @@ Status PostIdleReceives(RecvRing &ring, PostFn &&post)
 		RecvCtx &r = ring[i];
 		if (r.state_ != RecvState::kIdle)
 			continue;
-		Status st = post(r);
-		if (!IsOk(st))
-			return st;
+		/* Before the post (see ChannelCore::RepostLocked). */
 		r.state_ = RecvState::kPosted;
+		Status st = post(r);
+		if (!IsOk(st)) {
+			r.state_ = RecvState::kIdle;
+			return st;
+		}
 	}
 	return Status::kOk;
 }

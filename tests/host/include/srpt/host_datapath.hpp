@@ -45,6 +45,17 @@ struct FakeCh {
 	std::vector<uint32_t> put; /* srpt_dp_put_cmd */
 };
 
+/* A shared receive queue (srpt_dp_srq_*). */
+struct FakeSrq {
+	void *ib_device = nullptr;
+	uint32_t size = 0;
+	std::vector<uint32_t> mapped; /* indexes, in order */
+	std::vector<uint32_t> posted; /* every post, in order */
+	bool destroyed = false;
+	/* Its channels (QPs) not yet destroyed when it was destroyed. */
+	size_t channels_alive_at_destroy = 0;
+};
+
 struct DataPathScript {
 	/* srpt_dp_ch_create fails with this errno while sq_size > value. */
 	int create_rc = 0;
@@ -59,6 +70,16 @@ struct DataPathScript {
 	/* put_cmd calls srpt_core_dp_cmd_release (LIO's last put). */
 	bool put_releases = true;
 	uint32_t send_ctx_limit = 0;
+	/* srpt_dp_srq_create fails with this errno. */
+	int srq_create_rc = 0;
+	/* srpt_dp_srq_map_recv / _post_recv fail for this index (-1: never). */
+	int64_t srq_map_fail_index = -1;
+	int64_t srq_post_fail_index = -1;
+	/*
+	 * Runs inside every SRQ post, as if the HCA completed the WR at once
+	 * on another CPU (what the core must already be ready for).
+	 */
+	std::function<void(uint32_t index)> on_srq_post;
 	/* Runs for every srpt_dp_msleep (what the kernel does meanwhile). */
 	std::function<void()> on_msleep;
 };
@@ -72,6 +93,10 @@ struct Rejection {
 	std::vector<uint8_t> pdata;
 };
 std::vector<Rejection> &Rejections();
+/* Every SRQ created since ResetDataPath(), in order (kept when destroyed). */
+std::vector<FakeSrq *> &FakeSrqs();
+/* The fake behind a glue SRQ handle (nullptr for nullptr). */
+FakeSrq *FakeSrqOf(srpt_dp_srq *srq);
 /* Forgets everything (frees the fake channels) and resets the script. */
 void ResetDataPath();
 
