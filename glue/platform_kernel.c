@@ -45,6 +45,16 @@ void srpt_kfree(const void *ptr)
 	kfree(ptr);
 }
 
+void *srpt_kvzalloc(size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+void srpt_kvfree(const void *ptr)
+{
+	kvfree(ptr);
+}
+
 void srpt_vlog(enum srpt_log_level level, const char *session,
 	       const char *fmt, va_list args)
 {

@@ -40,6 +40,20 @@ inline void Free(const void *ptr)
 	srpt_kfree(ptr);
 }
 
+/*
+ * Process context only: a large zeroed block the CPU alone uses (the
+ * kernel may vmalloc it, so it is never DMA-mapped). FreeLarge() releases.
+ */
+inline void *AllocateLarge(size_t size)
+{
+	return srpt_kvzalloc(size);
+}
+
+inline void FreeLarge(const void *ptr)
+{
+	srpt_kvfree(ptr);
+}
+
 struct KernelAllocated {
 	static void *operator new(size_t size, Gfp gfp) noexcept
 	{

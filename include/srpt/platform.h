@@ -74,6 +74,13 @@ enum srpt_gfp {
 void *srpt_kzalloc(size_t size, enum srpt_gfp gfp);
 /* Contract: any context; NULL is accepted. */
 void srpt_kfree(const void *ptr);
+/*
+ * kvzalloc(GFP_KERNEL): large arrays the CPU alone touches (never
+ * DMA-mapped: the memory may be vmalloc'ed). Contract: process context.
+ * Release with srpt_kvfree() (process context; NULL is accepted).
+ */
+void *srpt_kvzalloc(size_t size);
+void srpt_kvfree(const void *ptr);
 
 /* ---- Logging ---------------------------------------------------------- */
 

@@ -126,6 +126,16 @@ void srpt_kfree(const void *ptr)
 	g_outstanding--;
 }
 
+void *srpt_kvzalloc(size_t size)
+{
+	return srpt_kzalloc(size, SRPT_GFP_KERNEL);
+}
+
+void srpt_kvfree(const void *ptr)
+{
+	srpt_kfree(ptr);
+}
+
 void srpt_vlog(enum srpt_log_level level, const char *session, const char *fmt,
 	       va_list args)
 {

@@ -212,7 +212,12 @@ public:
 		if (__builtin_mul_overflow(static_cast<size_t>(count),
 					   sizeof(Ctx), &bytes))
 			return Status::kNoMemory;
-		void *mem = Allocate(bytes, gfp);
+		/*
+		 * The contexts (not their buffers) may be vmalloc'ed: an SRQ
+		 * of 4095 is ~200 KiB, too much to ask of kmalloc.
+		 */
+		void *mem = gfp == Gfp::kKernel ? AllocateLarge(bytes)
+						: Allocate(bytes, gfp);
 		if (!mem)
 			return Status::kNoMemory;
 		ctxs_ = static_cast<Ctx *>(mem);
@@ -240,7 +245,7 @@ public:
 			Free(ctxs_[i].buf());
 			ctxs_[i].~Ctx();
 		}
-		Free(ctxs_);
+		FreeLarge(ctxs_); /* kvfree: also right for kmalloc'ed */
 		ctxs_ = nullptr;
 		count_ = 0;
 	}
