@@ -255,6 +255,10 @@ struct srpt_dp_stats {
 	uint32_t credits;
 	uint32_t it_iu_len;
 	uint16_t imm_data_offset;
+	/* Test knob test_send_done_delay_us of this channel (0: off). */
+	uint32_t send_done_delay_us;
+	uint32_t send_done_held;       /* send completions held now */
+	uint64_t send_done_held_total; /* held since the login */
 };
 void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
 
@@ -262,6 +266,12 @@ void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
 
 /* Test knob: debugfs ib_srpt/test_send_ctx_limit (0 = off). */
 uint32_t srpt_dp_test_send_ctx_limit(void);
+/*
+ * Test knob: debugfs ib_srpt/test_send_done_delay_us (0 = off): channels
+ * created afterwards hand each successful send completion to the data path
+ * only after this delay (include/srpt/send_done_hold.hpp). Any context.
+ */
+uint32_t srpt_dp_test_send_done_delay_us(void);
 /*
  * debugfs directory <name>-<id> of a channel with its "stats" file; NULL
  * when debugfs is off. Removal waits for readers of the file.

@@ -40,6 +40,9 @@ struct FakeCh {
 	std::vector<uint8_t> tmr_func;
 	std::vector<uint32_t> executed;
 	std::vector<uint32_t> put; /* srpt_dp_put_cmd */
+	/* srpt_dp_put_cmd after the session removal / the QP's destruction. */
+	uint32_t put_after_session_removed = 0;
+	uint32_t put_after_destroy = 0;
 };
 
 struct DataPathScript {
@@ -55,6 +58,8 @@ struct DataPathScript {
 	/* put_cmd calls srpt_core_dp_cmd_release (LIO's last put). */
 	bool put_releases = true;
 	uint32_t send_ctx_limit = 0;
+	/* What srpt_dp_test_send_done_delay_us() answers. */
+	uint32_t send_done_delay_us = 0;
 	/* Runs for every srpt_dp_msleep (what the kernel does meanwhile). */
 	std::function<void()> on_msleep;
 };
