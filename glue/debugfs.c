@@ -57,9 +57,9 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 		   st.send_ctx_total, st.send_ctx_free);
 	seq_printf(m, "sq_capacity %u\nsq_avail %u\n", st.sq_capacity,
 		   st.sq_avail);
-	seq_printf(m, "wait_depth %u\nwait_max_depth %u\nius_received %llu\nius_waited %llu\n",
+	seq_printf(m, "wait_depth %u\nwait_max_depth %u\nius_received %llu\nius_waited %llu\nius_no_send_ctx %llu\n",
 		   st.wait_depth, st.wait_max_depth, st.ius_received,
-		   st.ius_waited);
+		   st.ius_waited, st.ius_no_send_ctx);
 	seq_printf(m, "deferred_responses %u\nresponses_deferred %llu\nqueue_full %llu\nkicks %llu\n",
 		   st.deferred_responses, st.responses_deferred, st.queue_full,
 		   st.kicks);

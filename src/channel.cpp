@@ -667,6 +667,7 @@ void Channel::GetStats(srpt_dp_stats *out)
 	out->deferred_responses = st.deferred_responses;
 	out->ius_received = st.ius_received;
 	out->ius_waited = st.ius_waited;
+	out->ius_no_send_ctx = st.ius_no_send_ctx;
 	out->queue_full = st.queue_full;
 	out->responses_deferred = st.responses_deferred;
 	out->kicks = st.kicks;

@@ -246,6 +246,7 @@ struct srpt_dp_stats {
 	uint32_t deferred_responses;
 	uint64_t ius_received;
 	uint64_t ius_waited;
+	uint64_t ius_no_send_ctx; /* arrived while every send context was busy */
 	uint64_t queue_full;
 	uint64_t responses_deferred;
 	uint64_t kicks;

@@ -446,6 +446,7 @@ TEST_F(DataPathFixture, SendContextLimitMakesIusWait)
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.wait_depth, 1u);
 	EXPECT_EQ(st.ius_waited, 1u);
+	EXPECT_EQ(st.ius_no_send_ctx, 1u);
 	srpt_dp_rsp rsp{};
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp),
 		  0);
@@ -800,6 +801,7 @@ TEST_F(SendDoneHoldFixture, HeldSendCompletionMakesTheNextIuWaitInOrder)
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.wait_depth, 2u);
 	EXPECT_EQ(st.ius_waited, 2u);
+	EXPECT_EQ(st.ius_no_send_ctx, 2u); /* no context was free */
 	EXPECT_EQ(st.credit_violations, 0u);
 	/* Not due yet: nothing runs. */
 	EXPECT_EQ(host::RunDueDelayedWork(), 0u);

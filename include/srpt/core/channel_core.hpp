@@ -138,6 +138,12 @@ struct ChannelStats {
 	uint32_t deferred_responses; /* currently waiting for SQ slots */
 	uint64_t ius_received;
 	uint64_t ius_waited; /* could not be served on arrival */
+	/*
+	 * Arrived needing a send context while every one was in use (a
+	 * subset of ius_waited, which also counts IUs queued behind another
+	 * context's drain).
+	 */
+	uint64_t ius_no_send_ctx;
 	uint64_t queue_full; /* kQueueFull returned to the target core */
 	uint64_t responses_deferred;
 	uint64_t kicks;
@@ -439,6 +445,8 @@ public:
 			return;
 		}
 		r.state_ = RecvState::kWaiting;
+		if (NeedsSendCtx(cls.kind) && pool_.empty())
+			stats_.ius_no_send_ctx++;
 		wait_.Push(r);
 		DrainLocked(guard);
 		if (r.state_ == RecvState::kWaiting)
