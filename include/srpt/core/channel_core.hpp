@@ -12,7 +12,11 @@
  * Concurrency. One spinlock (IRQ-safe) protects everything in here. The
  * entry points are called from:
  *   - the channel's CQ context (one at a time per channel): OnRecvDone,
- *     OnSendDone, OnRdmaReadDone, OnZeroLengthWriteDone;
+ *     OnSendDone, OnRdmaReadDone, OnZeroLengthWriteDone; with the test
+ *     knob test_send_done_delay_us, OnSendDone of a successful SEND runs
+ *     later from a work item (SendDoneHold), concurrently with the CQ
+ *     context: every entry point takes the lock and any context may be
+ *     the drainer, so this changes only the timing;
  *   - the target core, any context: WritePending, QueueResponse,
  *     AbortedTask, ReleaseCmd;
  *   - the connection manager, process context: OnRtu, Disconnect, Release;
