@@ -34,6 +34,7 @@ slab_unreclaim() {
 # (docs/testing-vm.md) and below a leak of the channels of one login.
 SLAB_TOLERANCE_KB=${SLAB_TOLERANCE_KB:-512}
 SLAB0=$(slab_unreclaim)
+cp /proc/slabinfo "$OUT/slabinfo.before"
 echo "SUnreclaim before loading anything: $SLAB0 kB"
 
 setup_veth_rxe
@@ -104,7 +105,13 @@ check_dmesg
 step "slab back to the baseline"
 sleep 2 # RCU-deferred frees
 SLAB1=$(slab_unreclaim)
+cp /proc/slabinfo "$OUT/slabinfo.after"
 echo "SUnreclaim $SLAB0 kB -> $SLAB1 kB ($((SLAB1 - SLAB0)) kB, tolerance $SLAB_TOLERANCE_KB kB)" | tee "$OUT/slab.txt"
+# Which caches grew (slabs x pages per slab x 4 kB), for the record.
+awk 'FNR==1{f++} /^#|^slabinfo/{next}
+	{kb=$15*$6*4; if(f==1) b[$1]=kb; else a[$1]=kb}
+	END{for(c in a) if(a[c]-b[c]!=0) printf "%8d kB  %s\n", a[c]-b[c], c}' \
+	"$OUT/slabinfo.before" "$OUT/slabinfo.after" | sort -rn | head -12 | tee -a "$OUT/slab.txt"
 [ $((SLAB1 - SLAB0)) -le "$SLAB_TOLERANCE_KB" ] ||
 	fail "unreclaimable slab grew by $((SLAB1 - SLAB0)) kB after device removal, teardown and unload"
 ok "unreclaimable slab back to its baseline"
