@@ -22,17 +22,24 @@ slab_unreclaim() {
 	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f" 2>/dev/null; done
 	awk '/^SUnreclaim:/{print $2}' /proc/meminfo
 }
-# Tolerance: the kernel keeps a little state from first use that the
-# scenario cannot give back (debugfs/configfs superblocks, neighbour and
-# route entries freed lazily, per-cpu slabs of caches touched first now).
-# What we look for is bigger: one leaked channel is ~60 kB of slab on the
-# port (send buffers of 256 B x 128, both rings' context arrays, the glue
-# channel's arrays) and a leaked in-tree channel more (its slab caches);
-# a leaked device with its ports, MAD agents and SRQ ring arrays is larger
-# still, and the scenario creates 2 channels per login, 2 logins and
-# the rxe1 device twice. 512 kB stays above the noise measured in the guest
-# (docs/testing-vm.md) and below a leak of the channels of one login.
-SLAB_TOLERANCE_KB=${SLAB_TOLERANCE_KB:-512}
+# Two checks, two tolerances (measured in this guest, 2026-11-29/30:
+# in-tree +368/+412 kB total, +8 kB kmalloc; port +412/+560 kB total,
+# +88 kB kmalloc):
+#  - every unreclaimable cache together, within 1024 kB. The noise is the
+#    kernel's, not the drivers': kworker threads the workqueues spawned under
+#    load stay for 5 minutes (task_struct, signal/sighand, kernfs, proc
+#    inodes) and first use warms caches (radix_tree_node, inode_cache);
+#    370-560 kB seen, so 1 MiB. It catches gross leaks (a leaked device
+#    with its SRQ/MAD state, a per-I/O leak over the ~5000 commands of fio);
+#  - the kmalloc-* caches alone (where both drivers' channel and device
+#    objects live: the port allocates everything with kmalloc; the in-tree
+#    driver's own kmem caches are destroyed at unload, and a leak there is
+#    a "cache still has objects" BUG that check_dmesg catches), net growth
+#    within 256 kB: noise -60..+90 kB, while one leaked login of the port
+#    is ~100 kB of kmalloc slab (2 channels x (128 response buffers of
+#    256 B + the glue arrays)), a per-command leak of 64 B over fio ~300 kB.
+SLAB_TOLERANCE_KB=${SLAB_TOLERANCE_KB:-1024}
+KMALLOC_TOLERANCE_KB=${KMALLOC_TOLERANCE_KB:-256}
 SLAB0=$(slab_unreclaim)
 cp /proc/slabinfo "$OUT/slabinfo.before"
 echo "SUnreclaim before loading anything: $SLAB0 kB"
@@ -106,12 +113,20 @@ step "slab back to the baseline"
 sleep 2 # RCU-deferred frees
 SLAB1=$(slab_unreclaim)
 cp /proc/slabinfo "$OUT/slabinfo.after"
-echo "SUnreclaim $SLAB0 kB -> $SLAB1 kB ($((SLAB1 - SLAB0)) kB, tolerance $SLAB_TOLERANCE_KB kB)" | tee "$OUT/slab.txt"
-# Which caches grew (slabs x pages per slab x 4 kB), for the record.
+# Growth per cache (slabs x pages per slab x 4 kB).
 awk 'FNR==1{f++} /^#|^slabinfo/{next}
 	{kb=$15*$6*4; if(f==1) b[$1]=kb; else a[$1]=kb}
 	END{for(c in a) if(a[c]-b[c]!=0) printf "%8d kB  %s\n", a[c]-b[c], c}' \
-	"$OUT/slabinfo.before" "$OUT/slabinfo.after" | sort -rn | head -12 | tee -a "$OUT/slab.txt"
+	"$OUT/slabinfo.before" "$OUT/slabinfo.after" | sort -rn >/tmp/slab-growth
+KMALLOC=$(awk '$3 ~ /kmalloc-/{s+=$1} END{print s+0}' /tmp/slab-growth)
+{
+	echo "SUnreclaim $SLAB0 kB -> $SLAB1 kB ($((SLAB1 - SLAB0)) kB, tolerance $SLAB_TOLERANCE_KB kB)"
+	echo "kmalloc-* caches: $KMALLOC kB net (tolerance $KMALLOC_TOLERANCE_KB kB)"
+	cat /tmp/slab-growth
+} >"$OUT/slab.txt"
+head -14 "$OUT/slab.txt"
+[ "$KMALLOC" -le "$KMALLOC_TOLERANCE_KB" ] ||
+	fail "kmalloc slab grew by $KMALLOC kB after device removal, teardown and unload"
 [ $((SLAB1 - SLAB0)) -le "$SLAB_TOLERANCE_KB" ] ||
 	fail "unreclaimable slab grew by $((SLAB1 - SLAB0)) kB after device removal, teardown and unload"
 ok "unreclaimable slab back to its baseline"
