@@ -27,6 +27,20 @@ uint32_t srpt_dp_test_send_ctx_limit(void)
 	return READ_ONCE(srpt_test_send_ctx_limit);
 }
 
+/*
+ * For testing only: /sys/kernel/debug/ib_srpt/test_send_done_delay_us,
+ * channels created afterwards hold each successful send completion this
+ * many microseconds before the data path sees it (0: off), so that the
+ * initiator gets the response and its credit, and sends the next IU, while
+ * the response's send context is still in use.
+ */
+static u32 srpt_test_send_done_delay_us;
+
+uint32_t srpt_dp_test_send_done_delay_us(void)
+{
+	return READ_ONCE(srpt_test_send_done_delay_us);
+}
+
 static int srpt_stats_show(struct seq_file *m, void *unused)
 {
 	struct srpt_dp_stats st;
@@ -45,14 +59,17 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 		   st.send_ctx_total, st.send_ctx_free);
 	seq_printf(m, "sq_capacity %u\nsq_avail %u\n", st.sq_capacity,
 		   st.sq_avail);
-	seq_printf(m, "wait_depth %u\nwait_max_depth %u\nius_received %llu\nius_waited %llu\n",
+	seq_printf(m, "wait_depth %u\nwait_max_depth %u\nius_received %llu\nius_waited %llu\nius_no_send_ctx %llu\n",
 		   st.wait_depth, st.wait_max_depth, st.ius_received,
-		   st.ius_waited);
+		   st.ius_waited, st.ius_no_send_ctx);
 	seq_printf(m, "deferred_responses %u\nresponses_deferred %llu\nqueue_full %llu\nkicks %llu\n",
 		   st.deferred_responses, st.responses_deferred, st.queue_full,
 		   st.kicks);
 	seq_printf(m, "post_recv_failures %llu\nsend_errors %llu\nrecv_errors %llu\n",
 		   st.post_recv_failures, st.send_errors, st.recv_errors);
+	seq_printf(m, "send_done_delay_us %u\nsend_done_held %u\nsend_done_held_total %llu\n",
+		   st.send_done_delay_us, st.send_done_held,
+		   st.send_done_held_total);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);
@@ -86,6 +103,8 @@ int srpt_glue_dp_init(void)
 	srpt_debugfs_root = debugfs_create_dir("ib_srpt", NULL);
 	debugfs_create_u32("test_send_ctx_limit", 0644, srpt_debugfs_root,
 			   &srpt_test_send_ctx_limit);
+	debugfs_create_u32("test_send_done_delay_us", 0644, srpt_debugfs_root,
+			   &srpt_test_send_done_delay_us);
 	return 0;
 }
 

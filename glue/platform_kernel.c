@@ -5,6 +5,7 @@
  * in was sized by generated/srpt/kernel_sizes.h from the same types.
  */
 #include <linux/errno.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/printk.h>
@@ -118,6 +119,7 @@ static const char *const srpt_lock_names[SRPT_LOCK_CLASS_COUNT] = {
 	[SRPT_LOCK_RDMA_CM_LISTENER] = "srpt_rdma_cm_listener",
 	[SRPT_LOCK_CHANNEL_STATE] = "srpt_channel_state",
 	[SRPT_LOCK_CHANNEL_REGISTRY] = "srpt_channel_registry",
+	[SRPT_LOCK_SEND_DONE_HOLD] = "srpt_send_done_hold",
 	[SRPT_LOCK_TEST] = "srpt_test",
 };
 
@@ -200,6 +202,34 @@ bool srpt_work_cancel_sync(void *work)
 void srpt_work_flush(void *work)
 {
 	flush_work(&((struct srpt_kwork *)work)->work);
+}
+
+static void srpt_kdwork_fn(struct work_struct *work)
+{
+	struct srpt_kdwork *w =
+		container_of(to_delayed_work(work), struct srpt_kdwork, dwork);
+
+	w->fn(w->ctx);
+}
+
+void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx)
+{
+	struct srpt_kdwork *w = dwork;
+
+	INIT_DELAYED_WORK(&w->dwork, srpt_kdwork_fn);
+	w->fn = fn;
+	w->ctx = ctx;
+}
+
+bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us)
+{
+	return schedule_delayed_work(&((struct srpt_kdwork *)dwork)->dwork,
+				     usecs_to_jiffies(delay_us));
+}
+
+bool srpt_delayed_work_cancel_sync(void *dwork)
+{
+	return cancel_delayed_work_sync(&((struct srpt_kdwork *)dwork)->dwork);
 }
 
 void srpt_completion_init(void *completion)

@@ -19,4 +19,11 @@ struct srpt_kwork {
 	void *ctx;
 };
 
+/* The same for a delayed work item. */
+struct srpt_kdwork {
+	struct delayed_work dwork;
+	void (*fn)(void *ctx);
+	void *ctx;
+};
+
 #endif

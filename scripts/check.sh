@@ -15,7 +15,9 @@ cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
 suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port}
-INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost}
+# port-removal also runs on the in-tree driver: its rmmod-with-a-live-session
+# and slab-baseline checks assert the same outcome for both drivers.
+INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost port-removal}
 PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e port-datapath port-removal port-srq hostile}
 # Per guest. hostile runs every case in one guest (~15 min under TCG on a
 # loaded 2-core machine), controlpath configures two drivers with targetcli

@@ -361,6 +361,19 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 		SRPT_INFO(ch->name_,
 			  "test knob: %u send contexts for %u credits",
 			  p.send_ctx_limit, p.credits);
+	/* Read here, like the pool limit: channels created afterwards. */
+	const uint32_t delay_us = srpt_dp_test_send_done_delay_us();
+	st = ch->send_done_hold_.Init(delay_us, ch->core_.send_ring().size(),
+				      DeliverHeldSendDone, ch, Gfp::kKernel);
+	if (!IsOk(st)) {
+		ch->DestroyUnpublished();
+		*status = st;
+		return nullptr;
+	}
+	if (delay_us)
+		SRPT_INFO(ch->name_,
+			  "test knob: send completions held for %u us",
+			  delay_us);
 	*status = Status::kOk;
 	return ch;
 }
@@ -382,6 +395,8 @@ bool Channel::has_session() const
 
 void Channel::DestroyUnpublished()
 {
+	/* Nothing was sent yet; kept for symmetry with Release(). */
+	send_done_hold_.StopAndFlush();
 	if (session_)
 		srpt_dp_session_remove(dp_);
 	session_ = false;
@@ -526,8 +541,17 @@ void Channel::ReleaseWork(void *ctx)
 	static_cast<Channel *>(ctx)->Release();
 }
 
+void Channel::DeliverHeldSendDone(void *ctx, uint32_t index)
+{
+	Channel &ch = *static_cast<Channel *>(ctx);
+	ch.core_.OnSendDone(ch.core_.send_ring()[index], true);
+}
+
 /*
  * Teardown, in this order and why:
+ *  0. send completions held by the test knob are delivered now (and no
+ *     more are held): each one drops a command reference that the session
+ *     removal waits for, and its PutCmd needs the glue channel;
  *  1. the session: stop it and wait until the target core released every
  *     command. Responses still being posted complete flushed (QP in ERR),
  *     and their completions drop the last references.
@@ -539,6 +563,7 @@ void Channel::ReleaseWork(void *ctx)
 void Channel::Release()
 {
 	SRPT_INFO(name_, "releasing channel %u", id_);
+	send_done_hold_.StopAndFlush();
 	srpt_dp_debugfs_remove(debugfs);
 	debugfs = nullptr;
 	if (session_)
@@ -574,6 +599,9 @@ void Channel::OnRecvDone(uint32_t index, uint32_t byte_len, bool ok)
 void Channel::OnSendDone(uint32_t index, bool ok)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	/* Test knob: a successful SEND completes only after the delay. */
+	if (ok && send_done_hold_.Hold(index))
 		return;
 	core_.OnSendDone(core_.send_ring()[index], ok);
 	if (!ok)
@@ -708,6 +736,7 @@ void Channel::GetStats(srpt_dp_stats *out)
 	out->deferred_responses = st.deferred_responses;
 	out->ius_received = st.ius_received;
 	out->ius_waited = st.ius_waited;
+	out->ius_no_send_ctx = st.ius_no_send_ctx;
 	out->queue_full = st.queue_full;
 	out->responses_deferred = st.responses_deferred;
 	out->kicks = st.kicks;
@@ -719,6 +748,9 @@ void Channel::GetStats(srpt_dp_stats *out)
 	out->imm_data_offset = login_.imm_data_offset;
 	out->use_srq = srq_ != nullptr;
 	out->recv_ring_size = core_.recv_ring() ? core_.recv_ring()->size() : 0;
+	out->send_done_delay_us = send_done_hold_.delay_us();
+	out->send_done_held = send_done_hold_.held();
+	out->send_done_held_total = send_done_hold_.held_total();
 }
 
 /* ---- registry ------------------------------------------------------- */

@@ -38,6 +38,7 @@
 #include <srpt/iu_parse.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/login.hpp>
+#include <srpt/send_done_hold.hpp>
 #include <srpt/status.hpp>
 
 namespace srpt
@@ -210,6 +211,8 @@ private:
 	void ScheduleRelease();
 	static void ReleaseWork(void *ctx);
 	static void KickWork(void *ctx);
+	/* A send completion the test knob held (SendDoneHold). */
+	static void DeliverHeldSendDone(void *ctx, uint32_t index);
 	void Release();
 	/* A failed completion: the QP is in error, end the channel. */
 	void OnCompletionError(const char *what);
@@ -235,6 +238,8 @@ private:
 	bool session_ = false;
 	CmdExtra *extra_ = nullptr;
 	LogRateLimit drop_log_;
+	/* Test knob test_send_done_delay_us (disabled: never holds). */
+	SendDoneHold send_done_hold_;
 	char name_[64];
 	alignas(SRPT_WORK_ALIGN) unsigned char kick_work_[SRPT_WORK_SIZE];
 	alignas(SRPT_WORK_ALIGN) unsigned char release_work_[SRPT_WORK_SIZE];

@@ -343,6 +343,7 @@ struct srpt_dp_stats {
 	uint32_t deferred_responses;
 	uint64_t ius_received;
 	uint64_t ius_waited;
+	uint64_t ius_no_send_ctx; /* arrived while every send context was busy */
 	uint64_t queue_full;
 	uint64_t responses_deferred;
 	uint64_t kicks;
@@ -354,6 +355,10 @@ struct srpt_dp_stats {
 	uint16_t imm_data_offset;
 	bool use_srq;            /* receives come from the device's SRQ */
 	uint32_t recv_ring_size; /* contexts of the ring it receives into */
+	/* Test knob test_send_done_delay_us of this channel (0: off). */
+	uint32_t send_done_delay_us;
+	uint32_t send_done_held;       /* send completions held now */
+	uint64_t send_done_held_total; /* held since the login */
 };
 void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
 
@@ -361,6 +366,12 @@ void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
 
 /* Test knob: debugfs ib_srpt/test_send_ctx_limit (0 = off). */
 uint32_t srpt_dp_test_send_ctx_limit(void);
+/*
+ * Test knob: debugfs ib_srpt/test_send_done_delay_us (0 = off): channels
+ * created afterwards hand each successful send completion to the data path
+ * only after this delay (include/srpt/send_done_hold.hpp). Any context.
+ */
+uint32_t srpt_dp_test_send_done_delay_us(void);
 /*
  * debugfs directory <name>-<id> of a channel with its "stats" file; NULL
  * when debugfs is off. Removal waits for readers of the file.

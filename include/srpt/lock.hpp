@@ -20,6 +20,7 @@ enum class LockClass : int {
 	kRdmaCmListener = SRPT_LOCK_RDMA_CM_LISTENER,
 	kChannelState = SRPT_LOCK_CHANNEL_STATE,
 	kChannelRegistry = SRPT_LOCK_CHANNEL_REGISTRY,
+	kSendDoneHold = SRPT_LOCK_SEND_DONE_HOLD,
 	kTest = SRPT_LOCK_TEST,
 };
 

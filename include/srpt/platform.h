@@ -127,6 +127,7 @@ enum srpt_lock_class {
 	SRPT_LOCK_RDMA_CM_LISTENER,
 	SRPT_LOCK_CHANNEL_STATE,
 	SRPT_LOCK_CHANNEL_REGISTRY,
+	SRPT_LOCK_SEND_DONE_HOLD,
 	SRPT_LOCK_TEST,
 	SRPT_LOCK_CLASS_COUNT,
 };
@@ -183,6 +184,20 @@ void srpt_work_init(void *work, srpt_work_fn fn, void *ctx);
 bool srpt_work_queue(void *work);
 bool srpt_work_cancel_sync(void *work);
 void srpt_work_flush(void *work);
+
+/*
+ * A work item that runs after a delay (the kernel's delayed_work). Storage
+ * of SRPT_DELAYED_WORK_SIZE bytes aligned to SRPT_DELAYED_WORK_ALIGN.
+ * Contract: srpt_delayed_work_queue() from any context; @fn runs in process
+ * context on the system workqueue no earlier than @delay_us from now (the
+ * kernel rounds up to whole jiffies); returns false when the work was
+ * already pending, whose expiry then stays. srpt_delayed_work_cancel_sync()
+ * sleeps: afterwards @fn is neither pending nor running, even if it
+ * re-queues itself.
+ */
+void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx);
+bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us);
+bool srpt_delayed_work_cancel_sync(void *dwork);
 
 /* ---- Waiting for an event --------------------------------------------- */
 

@@ -278,6 +278,8 @@ void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index)
 void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)
 {
 	ch->put.push_back(index);
+	ch->put_after_session_removed += ch->session_removed;
+	ch->put_after_destroy += ch->destroyed;
 	if (g_script.put_releases)
 		srpt_core_dp_cmd_release(ch->args.core_ch, index);
 }
@@ -285,6 +287,11 @@ void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)
 uint32_t srpt_dp_test_send_ctx_limit(void)
 {
 	return g_script.send_ctx_limit;
+}
+
+uint32_t srpt_dp_test_send_done_delay_us(void)
+{
+	return g_script.send_done_delay_us;
 }
 
 void *srpt_dp_debugfs_add(void *, const char *, uint32_t)

@@ -51,6 +51,15 @@ struct HostWork {
 };
 std::deque<HostWork *> g_work_queue;
 
+/* Delayed work: due on the host clock, run only by RunDueDelayedWork(). */
+struct HostDelayedWork {
+	srpt_work_fn fn;
+	void *ctx;
+	bool pending;
+	uint64_t due_ns;
+};
+std::vector<HostDelayedWork *> g_delayed_work;
+
 struct HostCompletion {
 	std::mutex mutex;
 	std::condition_variable cv;
@@ -63,6 +72,8 @@ static_assert(sizeof(std::mutex) <= SRPT_MUTEX_SIZE);
 static_assert(alignof(std::mutex) <= SRPT_MUTEX_ALIGN);
 static_assert(sizeof(HostWork) <= SRPT_WORK_SIZE);
 static_assert(alignof(HostWork) <= SRPT_WORK_ALIGN);
+static_assert(sizeof(HostDelayedWork) <= SRPT_DELAYED_WORK_SIZE);
+static_assert(alignof(HostDelayedWork) <= SRPT_DELAYED_WORK_ALIGN);
 static_assert(sizeof(HostCompletion) <= SRPT_COMPLETION_SIZE);
 static_assert(alignof(HostCompletion) <= SRPT_COMPLETION_ALIGN);
 
@@ -248,6 +259,40 @@ void srpt_work_flush(void *work)
 	if (!srpt_work_cancel_sync(work))
 		return;
 	w->fn(w->ctx);
+}
+
+void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx)
+{
+	new (dwork) HostDelayedWork{fn, ctx, false, 0};
+}
+
+bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us)
+{
+	auto *w = static_cast<HostDelayedWork *>(dwork);
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	if (w->pending)
+		return false;
+	w->pending = true;
+	w->due_ns = g_clock_ns + uint64_t{delay_us} * 1000;
+	g_delayed_work.push_back(w);
+	return true;
+}
+
+bool srpt_delayed_work_cancel_sync(void *dwork)
+{
+	auto *w = static_cast<HostDelayedWork *>(dwork);
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	if (!w->pending)
+		return false;
+	for (auto it = g_delayed_work.begin(); it != g_delayed_work.end();
+	     ++it) {
+		if (*it == w) {
+			g_delayed_work.erase(it);
+			break;
+		}
+	}
+	w->pending = false;
+	return true;
 }
 
 void srpt_completion_init(void *completion)
@@ -456,6 +501,36 @@ size_t RunPendingWork()
 		w->fn(w->ctx);
 		ran++;
 	}
+}
+
+size_t RunDueDelayedWork()
+{
+	size_t ran = 0;
+	for (;;) {
+		HostDelayedWork *w = nullptr;
+		{
+			std::lock_guard<std::mutex> guard(g_state_mutex);
+			for (auto it = g_delayed_work.begin();
+			     it != g_delayed_work.end(); ++it) {
+				if ((*it)->due_ns <= g_clock_ns) {
+					w = *it;
+					g_delayed_work.erase(it);
+					break;
+				}
+			}
+			if (!w)
+				return ran;
+			w->pending = false;
+		}
+		w->fn(w->ctx);
+		ran++;
+	}
+}
+
+size_t PendingDelayedWork()
+{
+	std::lock_guard<std::mutex> guard(g_state_mutex);
+	return g_delayed_work.size();
 }
 
 size_t PendingWork()

@@ -12,7 +12,11 @@
  * Concurrency. One spinlock (IRQ-safe) protects everything in here. The
  * entry points are called from:
  *   - the channel's CQ context (one at a time per channel): OnRecvDone,
- *     OnSendDone, OnRdmaReadDone, OnZeroLengthWriteDone;
+ *     OnSendDone, OnRdmaReadDone, OnZeroLengthWriteDone; with the test
+ *     knob test_send_done_delay_us, OnSendDone of a successful SEND runs
+ *     later from a work item (SendDoneHold), concurrently with the CQ
+ *     context: every entry point takes the lock and any context may be
+ *     the drainer, so this changes only the timing;
  *   - the target core, any context: WritePending, QueueResponse,
  *     AbortedTask, ReleaseCmd;
  *   - the connection manager, process context: OnRtu, Disconnect, Release;
@@ -138,6 +142,12 @@ struct ChannelStats {
 	uint32_t deferred_responses; /* currently waiting for SQ slots */
 	uint64_t ius_received;
 	uint64_t ius_waited; /* could not be served on arrival */
+	/*
+	 * Arrived needing a send context while every one was in use (a
+	 * subset of ius_waited, which also counts IUs queued behind another
+	 * context's drain).
+	 */
+	uint64_t ius_no_send_ctx;
 	uint64_t queue_full; /* kQueueFull returned to the target core */
 	uint64_t responses_deferred;
 	uint64_t kicks;
@@ -439,6 +449,8 @@ public:
 			return;
 		}
 		r.state_ = RecvState::kWaiting;
+		if (NeedsSendCtx(cls.kind) && pool_.empty())
+			stats_.ius_no_send_ctx++;
 		wait_.Push(r);
 		DrainLocked(guard);
 		if (r.state_ == RecvState::kWaiting)

@@ -43,6 +43,9 @@ struct FakeCh {
 	std::vector<uint8_t> tmr_func;
 	std::vector<uint32_t> executed;
 	std::vector<uint32_t> put; /* srpt_dp_put_cmd */
+	/* srpt_dp_put_cmd after the session removal / the QP's destruction. */
+	uint32_t put_after_session_removed = 0;
+	uint32_t put_after_destroy = 0;
 };
 
 /* A shared receive queue (srpt_dp_srq_*). */
@@ -80,6 +83,8 @@ struct DataPathScript {
 	 * on another CPU (what the core must already be ready for).
 	 */
 	std::function<void(uint32_t index)> on_srq_post;
+	/* What srpt_dp_test_send_done_delay_us() answers. */
+	uint32_t send_done_delay_us = 0;
 	/* Runs for every srpt_dp_msleep (what the kernel does meanwhile). */
 	std::function<void()> on_msleep;
 };

@@ -56,6 +56,13 @@ size_t WarnCount();
 /* Runs queued work items in FIFO order until none is left; returns count. */
 size_t RunPendingWork();
 size_t PendingWork();
+/*
+ * Delayed work (srpt_delayed_work_queue) is due on the host clock and runs
+ * only here: every item due by now, in queueing order, until none is due
+ * (an item may queue itself again). Returns the count.
+ */
+size_t RunDueDelayedWork();
+size_t PendingDelayedWork();
 
 /* ---- time ---- */
 void AdvanceClock(uint64_t ns);

@@ -6,7 +6,18 @@
 #     each channel 4 send contexts for 128 credits; fio at QD 64 must make
 #     IUs wait (ius_waited > 0), every one is served (fio verify), and once
 #     idle no credit is lost (req_lim == credits, nothing in flight, every
-#     send context free, wait list empty);
+#     send context free, wait list empty). The login asks for ch_count=2:
+#     the session must have exactly 2 channels and fio's I/O must reach
+#     both (each channel's ius_received grows by > 100);
+#  1b. the seed's race: test_send_done_delay_us 10000 holds every successful
+#     send completion 10 ms, and each channel gets exactly as many send
+#     contexts as the initiator can have commands outstanding (the SCSI
+#     queue depth), so the pool alone never makes an IU wait. fio QD 64
+#     pinned to one CPU (one channel): IUs must arrive while every send
+#     context is busy (ius_no_send_ctx > 0), which is only possible when
+#     the initiator already used the credit of a response whose send
+#     completion the target has not processed; they wait, are served in
+#     order (fio verify), and no credit or context is lost;
 #  2. task management under load: sg_reset -d (LUN RESET) in a loop during
 #     fio verify: no corruption, no hang, credits conserved;
 #  3. relogin loop: login, dd+cmp, logout, RELOGINS times; the module
@@ -23,11 +34,13 @@ INI_ID=$(gid_hex rxe1)
 GUID=$(srpt_guid rxe0)
 targetcli_config "$TGT_PORT" "$INI_ID"
 set_rdma_cm_port
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT,ch_count=2"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 DBG=/sys/kernel/debug/ib_srpt
 KNOB=$DBG/test_send_ctx_limit
 [ -w "$KNOB" ] || fail "no test knob $KNOB"
+DELAY=$DBG/test_send_done_delay_us
+[ -w "$DELAY" ] || fail "no test knob $DELAY"
 
 stat_of() { awk -v k="$2" '$1==k{print $2}' "$1"; }
 stat_sum() { # stat_sum NAME: over every channel
@@ -51,7 +64,14 @@ credits_conserved() {
 		[ "$(stat_of "$f" send_ctx_free)" = "$(stat_of "$f" send_ctx_total)" ] || return 1
 		[ "$(stat_of "$f" wait_depth)" = 0 ] || return 1
 		[ "$(stat_of "$f" credit_violations)" = 0 ] || return 1
+		[ "$(stat_of "$f" send_done_held)" = 0 ] || return 1
 	done
+}
+nchannels() { ls "$DBG"/*/stats 2>/dev/null | wc -l; }
+# snapshot_received FILE: "<channel dir> <ius_received>" per channel
+snapshot_received() {
+	local f
+	for f in "$DBG"/*/stats; do echo "$(basename "$(dirname "$f")") $(stat_of "$f" ius_received)"; done | sort >"$1"
 }
 check_credits() {
 	wait_for 10 "credits back" credits_conserved || { show_stats; fail "$1: credits or send contexts not returned"; }
@@ -63,12 +83,29 @@ echo 4 >"$KNOB"
 srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
 [ -n "$(ls "$DBG"/*/stats 2>/dev/null)" ] || fail "no channel under $DBG"
 show_stats
-[ "$(stat_sum send_ctx_total)" -le $((4 * $(ls "$DBG"/*/stats | wc -l))) ] || fail "test knob ignored"
+[ "$(stat_sum send_ctx_total)" -le $((4 * $(nchannels))) ] || fail "test knob ignored"
+[ "$(nchannels)" = 2 ] || fail "ch_count=2 login: $(nchannels) channels in $DBG: $(ls "$DBG")"
+grep -q "flags 0x80" <(dmesg) && grep -q "flags 0x81" <(dmesg) ||
+	fail "expected one SINGLE (0x80) and one MULTI (0x81) channel login in dmesg"
+ok "ch_count=2: the session has 2 channels (first SINGLE, then MULTI)"
+# The initiator's bound on outstanding commands per channel, for step 1b.
+QDEPTH=$(cat "/sys/block/${DEV_LUN0#/dev/}/device/queue_depth")
+CANQ=$(cat "/sys/class/scsi_host/$SRP_HOST/can_queue")
+OUTSTANDING=$((QDEPTH < CANQ ? QDEPTH : CANQ))
+echo "initiator: LUN queue_depth $QDEPTH, can_queue $CANQ"
+snapshot_received /tmp/rx0
 fio --name=waitlist --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=64 \
 	--rw=randwrite --bs=4k --size=16M --verify=crc32c --do_verify=1 --verify_fatal=1 \
 	--output="$OUT/fio-waitlist.txt" >/dev/null 2>&1 || { cat "$OUT/fio-waitlist.txt"; fail "fio verify with 4 send contexts"; }
 grep -q 'err= 0' "$OUT/fio-waitlist.txt" || fail "fio verify with 4 send contexts reported errors"
 ok "fio QD 64 verify with 4 send contexts per channel"
+snapshot_received /tmp/rx1
+join /tmp/rx0 /tmp/rx1 | tee "$OUT/multichannel.txt" | while read -r c a b; do
+	echo "channel $c: ius_received $a -> $b (+$((b - a)))"
+	[ $((b - a)) -gt 100 ] || { echo "channel $c got only $((b - a)) IUs during fio"; exit 1; }
+done || fail "fio's I/O did not spread over both channels"
+[ "$(wc -l <"$OUT/multichannel.txt")" = 2 ] || fail "channels changed during fio: $(cat "$OUT/multichannel.txt")"
+ok "fio's I/O spread over both channels"
 dd_cmp "$DEV_LUN1" 8 0
 show_stats
 waited=$(stat_sum ius_waited)
@@ -77,6 +114,43 @@ ok "IUs waited for send contexts: $waited (max depth $(stat_sum wait_max_depth) 
 check_credits "wait list"
 srp_logout
 wait_target_idle 30
+echo 0 >"$KNOB"
+
+# 10 ms: with 2 ms (one jiffy at HZ=250), an idle host saw 61 such IUs in
+# 8221; the window scales with real time while the guest slows down under
+# load, so the wider hold keeps the check far from zero on a busy host.
+HOLD_US=10000
+step "1b. held send completions: $OUTSTANDING send contexts per channel, completions held $HOLD_US us"
+echo "$OUTSTANDING" >"$KNOB"
+echo $HOLD_US >"$DELAY"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+for f in "$DBG"/*/stats; do
+	[ "$(stat_of "$f" send_done_delay_us)" = $HOLD_US ] || fail "$f: delay knob not applied"
+	[ "$(stat_of "$f" send_ctx_total)" = "$OUTSTANDING" ] || fail "$f: send_ctx_total $(stat_of "$f" send_ctx_total), not $OUTSTANDING"
+done
+# One CPU: every command goes through one channel (blk-mq maps the
+# submitting CPU to a hardware queue), so that channel sees up to
+# $OUTSTANDING outstanding commands.
+fio --name=heldsend --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=64 \
+	--cpus_allowed=0 --rw=randwrite --bs=4k --size=16M --verify=crc32c --do_verify=1 \
+	--verify_fatal=1 --output="$OUT/fio-heldsend.txt" >/dev/null 2>&1 ||
+	{ cat "$OUT/fio-heldsend.txt"; fail "fio verify with held send completions"; }
+grep -q 'err= 0' "$OUT/fio-heldsend.txt" || fail "fio verify with held send completions reported errors"
+ok "fio QD 64 verify with send completions held $HOLD_US us"
+show_stats
+held=$(stat_sum send_done_held_total)
+nosend=$(stat_sum ius_no_send_ctx)
+waited=$(stat_sum ius_waited)
+echo "held send completions $held, IUs that found every send context busy $nosend, IUs that waited $waited" |
+	tee "$OUT/heldsend.txt"
+[ "$held" -gt 0 ] || fail "no send completion was held"
+[ "$nosend" -gt 0 ] || fail "no IU arrived while every send context was busy (ius_no_send_ctx 0)"
+[ "$waited" -ge "$nosend" ] || fail "ius_waited $waited < ius_no_send_ctx $nosend"
+ok "IUs that used a credit before the target saw its response's completion waited and were served"
+check_credits "held send completions"
+srp_logout
+wait_target_idle 30
+echo 0 >"$DELAY"
 echo 0 >"$KNOB"
 
 step "2. task management under load: sg_reset -d during fio verify"
