@@ -2,15 +2,15 @@
 # make bench: one guest boot, A (in-tree) / B alternated for BENCH_ROUNDS
 # rounds on the same rd_mcp LUN; fio 4k randread/randwrite QD32, 128k seq
 # read QD32, 4k randread QD1 (p50/p99), and raw rxe perftest numbers.
-#   BENCH_B=intree|port  (default intree until the port is declared ready: B is
-#                         the in-tree driver again and the ratio shows noise)
+#   BENCH_B=port|intree  (default port; intree makes B the in-tree driver
+#                         again, so that B/A shows the run-to-run noise)
 #   BENCH_ROUNDS=3 BENCH_RUNTIME=8 (seconds per fio job, plus 2 s ramp)
 # Output: table on stdout; bench.csv, bench.json, bench.png and raw fio JSON
 # in $VM_ARTIFACTS/bench/ (default build/vm-artifacts/bench/).
 set -uo pipefail
 VM_TIMEOUT=${VM_TIMEOUT:-2400}   # before common.sh, which defaults it to 600
 . "$(dirname "$0")/common.sh"
-BENCH_B=${BENCH_B:-intree}
+BENCH_B=${BENCH_B:-port}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_RUNTIME=${BENCH_RUNTIME:-8}
 case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
@@ -24,7 +24,7 @@ if [ "$BENCH_B" = port ]; then
 	[ -f "$SRPT_KO" ] || die "BENCH_B=port but $SRPT_KO does not exist (run make)"
 	with_port=1
 fi
-echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again, the default until the port is declared ready: B/A shows the noise; BENCH_B=port runs the port)')"
+echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again: B/A shows the noise)')"
 echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, 2 vCPUs), artifacts $dir"
 t0=$(date +%s)
 SRPT=intree make_payload "$dir" bench single "$with_port" \
