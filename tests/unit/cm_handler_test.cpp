@@ -16,6 +16,8 @@
 #include <srpt/module_state.hpp>
 #include <srpt/wire/srp.hpp>
 
+#include "datapath_test_ius.hpp"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -25,44 +27,9 @@ namespace srpt
 namespace
 {
 
-constexpr const char *kGidName = "0xfe80000000000000505400fffe123456";
+using namespace dp_test;
+
 constexpr const char *kGuidName = "5054:00ff:fe12:3456";
-constexpr uint64_t kNodeGuid = 0x505400fffe123456ull;
-constexpr const char *kInitiator = "0x1122334455667788aabbccddeeff0011";
-constexpr const char *kSrcAddr = "192.168.7.1";
-
-void PutBe(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--, v >>= 8)
-		p[i] = static_cast<uint8_t>(v);
-}
-
-uint64_t GetBe(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-/* struct srp_login_req_rdma as ib_srp sends it. */
-std::vector<uint8_t> LoginReqRdma(uint8_t flags = 0x80,
-				  uint64_t guid = kNodeGuid,
-				  uint64_t i_ext = 0x1122334455667788ull)
-{
-	std::vector<uint8_t> p(56, 0);
-	PutBe(&p[0], 0x4242, 8); /* tag */
-	PutBe(&p[8], 0x0006, 2); /* DIRECT | INDIRECT */
-	p[10] = flags;		 /* immediate data, multichannel action */
-	p[11] = 0x00;		 /* SRP_LOGIN_REQ */
-	PutBe(&p[12], 8260, 4);	 /* req_it_iu_len */
-	PutBe(&p[16], i_ext, 8);
-	PutBe(&p[24], 0xaabbccddeeff0011ull, 8);
-	PutBe(&p[32], guid, 8);
-	PutBe(&p[40], guid, 8);
-	PutBe(&p[48], 68, 2); /* imm_data_offset */
-	return p;
-}
 
 class DataPathFixture : public testing::Test
 {
@@ -162,14 +129,6 @@ protected:
 		std::memcpy(r.buf(), iu.data(), iu.size());
 		srpt_core_dp_recv_done(ch, index,
 				       static_cast<uint32_t>(iu.size()), true);
-	}
-
-	static std::vector<uint8_t> TestUnitReady(uint64_t tag)
-	{
-		std::vector<uint8_t> iu(48, 0);
-		iu[0] = 0x02; /* SRP_CMD */
-		std::memcpy(&iu[8], &tag, 8);
-		return iu; /* CDB all zero: TEST UNIT READY */
 	}
 
 	int ib_device_ = 0;

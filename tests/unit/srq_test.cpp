@@ -15,6 +15,8 @@
 #include <srpt/host_platform.hpp>
 #include <srpt/srq.hpp>
 
+#include "datapath_test_ius.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -25,49 +27,9 @@ namespace srpt
 namespace
 {
 
-constexpr const char *kGidName = "0xfe80000000000000505400fffe123456";
-constexpr uint64_t kNodeGuid = 0x505400fffe123456ull;
-constexpr const char *kInitiator = "0x1122334455667788aabbccddeeff0011";
-constexpr const char *kSrcAddr = "192.168.7.1";
+using namespace dp_test;
+
 constexpr uint8_t kImmMulti = 0x81; /* immediate data requested, MULTI */
-
-void PutBe(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--, v >>= 8)
-		p[i] = static_cast<uint8_t>(v);
-}
-
-uint64_t GetBe(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-/* struct srp_login_req_rdma as ib_srp sends it (immediate data at 68). */
-std::vector<uint8_t> LoginReqRdma(uint8_t flags, uint64_t guid = kNodeGuid)
-{
-	std::vector<uint8_t> p(56, 0);
-	PutBe(&p[0], 0x4242, 8);
-	PutBe(&p[8], 0x0006, 2);
-	p[10] = flags;
-	PutBe(&p[12], 8260, 4);
-	PutBe(&p[16], 0x1122334455667788ull, 8);
-	PutBe(&p[24], 0xaabbccddeeff0011ull, 8);
-	PutBe(&p[32], guid, 8);
-	PutBe(&p[40], guid, 8);
-	PutBe(&p[48], 68, 2);
-	return p;
-}
-
-std::vector<uint8_t> TestUnitReady(uint64_t tag)
-{
-	std::vector<uint8_t> iu(48, 0);
-	iu[0] = 0x02;
-	std::memcpy(&iu[8], &tag, 8);
-	return iu;
-}
 
 class SrqFixture : public testing::Test
 {

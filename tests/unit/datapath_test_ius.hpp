@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the data-path tests send: the names of the loopback port and
+ * initiator they log in with, big-endian field helpers, and the
+ * RDMA/CM LOGIN_REQ and TEST UNIT READY IUs as ib_srp builds them.
+ */
+#ifndef SRPT_TESTS_DATAPATH_TEST_IUS_HPP
+#define SRPT_TESTS_DATAPATH_TEST_IUS_HPP
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace srpt::dp_test
+{
+
+inline constexpr const char *kGidName = "0xfe80000000000000505400fffe123456";
+inline constexpr uint64_t kNodeGuid = 0x505400fffe123456ull;
+inline constexpr const char *kInitiator = "0x1122334455667788aabbccddeeff0011";
+inline constexpr const char *kSrcAddr = "192.168.7.1";
+
+inline void PutBe(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = static_cast<uint8_t>(v);
+}
+
+inline uint64_t GetBe(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* struct srp_login_req_rdma as ib_srp sends it (immediate data at 68). */
+inline std::vector<uint8_t> LoginReqRdma(uint8_t flags = 0x80,
+					 uint64_t guid = kNodeGuid,
+					 uint64_t i_ext = 0x1122334455667788ull)
+{
+	std::vector<uint8_t> p(56, 0);
+	PutBe(&p[0], 0x4242, 8); /* tag */
+	PutBe(&p[8], 0x0006, 2); /* DIRECT | INDIRECT */
+	p[10] = flags;		 /* immediate data, multichannel action */
+	p[11] = 0x00;		 /* SRP_LOGIN_REQ */
+	PutBe(&p[12], 8260, 4);	 /* req_it_iu_len */
+	PutBe(&p[16], i_ext, 8);
+	PutBe(&p[24], 0xaabbccddeeff0011ull, 8);
+	PutBe(&p[32], guid, 8);
+	PutBe(&p[40], guid, 8);
+	PutBe(&p[48], 68, 2); /* imm_data_offset */
+	return p;
+}
+
+/* SRP_CMD with an all-zero CDB: TEST UNIT READY. */
+inline std::vector<uint8_t> TestUnitReady(uint64_t tag)
+{
+	std::vector<uint8_t> iu(48, 0);
+	iu[0] = 0x02; /* SRP_CMD */
+	std::memcpy(&iu[8], &tag, 8);
+	return iu;
+}
+
+} // namespace srpt::dp_test
+
+#endif
