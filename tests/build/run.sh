@@ -74,14 +74,18 @@ ncxx=$(nm "$ko" | grep -c ' _ZN' || true)
 [ "$ncxx" -gt 0 ]
 result module-contains-cxx-symbols $? "no mangled C++ symbols in $ko"
 
-! readelf -SW "$ko" | grep -qE '\.(init_array|ctors|fini_array|dtors)'
+# Sections read into a variable first: with pipefail, `readelf | grep -q`
+# fails (SIGPIPE, 141) whenever grep stops reading before readelf is done.
+ko_sections=$(readelf -SW "$ko")
+! grep -qE '\.(init_array|ctors|fini_array|dtors)' <<<"$ko_sections"
 result module-has-no-constructor-sections $? "$(readelf -SW "$ko" | grep -E 'init_array|ctors')"
 
 # objtool writes ORC unwind data: its presence in every C++ object proves
 # objtool ran on it (the kernel's stack unwinder needs it, too).
 missing=""
 for o in $(find "$top/src" -name '*.o' ! -name '*.mod.o'); do
-	readelf -SW "$o" | grep -q '\.orc_unwind_ip' || missing="$missing $o"
+	o_sections=$(readelf -SW "$o")
+	grep -q '\.orc_unwind_ip' <<<"$o_sections" || missing="$missing $o"
 done
 [ -z "$missing" ]
 result cxx-objects-processed-by-objtool $? "no ORC data in:$missing"
