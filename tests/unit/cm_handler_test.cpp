@@ -99,6 +99,30 @@ protected:
 		    static_cast<uint32_t>(pdata.size()), kSrcAddr);
 	}
 
+	/*
+	 * Fails the nth allocation of a login for every n the login makes:
+	 * each failed login leaves nothing behind and is rejected on the CM
+	 * it came from; a login that made it is closed again.
+	 */
+	template <typename LoginFn>
+	void FailEachLoginAllocation(LoginFn &&login, srpt_dp_cm cm)
+	{
+		for (size_t nth = 1; nth < 12; nth++) {
+			const size_t before = host::OutstandingAllocations();
+			host::FailNthAllocation(nth);
+			const int rc = login(&cm_ids_[nth % 4]);
+			host::FailNthAllocation(0);
+			if (rc == 0) {
+				CloseAll();
+				continue;
+			}
+			EXPECT_EQ(host::OutstandingAllocations(), before)
+			    << nth;
+			ASSERT_FALSE(host::Rejections().empty()) << nth;
+			EXPECT_EQ(host::Rejections().back().cm, cm) << nth;
+		}
+	}
+
 	/* A logged-in, live channel. */
 	Channel *LiveChannel(uint8_t flags = 0x80)
 	{
@@ -556,17 +580,9 @@ TEST_F(DataPathFixture, AllocationFailuresDuringLoginLeaveNothing)
 {
 	EnableGidPort();
 	host::Script().acl_names = {kInitiator};
-	for (size_t nth = 1; nth < 12; nth++) {
-		const size_t before = host::OutstandingAllocations();
-		host::FailNthAllocation(nth);
-		const int rc = Login(LoginReqRdma(0x81), &cm_ids_[nth % 4]);
-		host::FailNthAllocation(0);
-		if (rc == 0) {
-			CloseAll();
-			continue;
-		}
-		EXPECT_EQ(host::OutstandingAllocations(), before) << nth;
-	}
+	FailEachLoginAllocation(
+	    [&](void *cm_id) { return Login(LoginReqRdma(0x81), cm_id); },
+	    SRPT_DP_RDMA_CM);
 }
 
 TEST_F(DataPathFixture, CommandLioRefusesIsAnsweredBusy)
@@ -1078,19 +1094,9 @@ TEST_F(IbCmFixture, AllocationFailuresDuringIbCmLoginLeaveNothing)
 {
 	EnableGidPort();
 	host::Script().acl_names = {kInitiator};
-	for (size_t nth = 1; nth < 12; nth++) {
-		const size_t before = host::OutstandingAllocations();
-		host::FailNthAllocation(nth);
-		const int rc = LoginIb(LoginReqIb(0x81), &cm_ids_[nth % 4]);
-		host::FailNthAllocation(0);
-		if (rc == 0) {
-			CloseAll();
-			continue;
-		}
-		EXPECT_EQ(host::OutstandingAllocations(), before) << nth;
-		ASSERT_FALSE(host::Rejections().empty());
-		EXPECT_EQ(host::Rejections().back().cm, SRPT_DP_IB_CM);
-	}
+	FailEachLoginAllocation(
+	    [&](void *cm_id) { return LoginIb(LoginReqIb(0x81), cm_id); },
+	    SRPT_DP_IB_CM);
 }
 
 } // namespace
