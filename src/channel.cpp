@@ -334,6 +334,7 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	cfg.rsp_buf_size = p.rsp_buf_size;
 	cfg.sq_size = max_send_wr;
 	cfg.req_buf_size = p.req_buf_size;
+	cfg.imm_data_offset = p.login.imm_data_offset;
 	cfg.srq_ring = p.srq ? &p.srq->ring() : nullptr;
 	cfg.name = ch->name_;
 	Status st = ch->core_.Init(cfg, Gfp::kKernel);

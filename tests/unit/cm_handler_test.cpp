@@ -710,6 +710,54 @@ TEST_F(DataPathFixture, ImmediateDataExecutesWithoutRdmaRead)
 	EXPECT_EQ(f.posted_recv.size(), 129u);
 }
 
+/*
+ * Immediate data goes to the target core as a scatterlist entry over the
+ * receive buffer, and LIO's iblock builds bio segments from it as they
+ * are: a block driver advances by whole sectors per segment, so data that
+ * does not start on a sector (here: page) boundary lands in the wrong
+ * place. Seen as fio verify failures on iblock/null_blk LUNs with ib_srp's
+ * imm_data_offset 68 before the receive buffers were placed for it.
+ */
+TEST_F(DataPathFixture, ImmediateDataStartsOnAPageBoundaryInEveryReceiveBuffer)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	ASSERT_EQ(ch->login().imm_data_offset, 68u);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	const uint32_t n = ch->core().recv_ring()->size();
+	for (uint32_t i = 0; i < n; i++) {
+		/* An 8 KiB WRITE as ib_srp sends it: data at offset 68. */
+		std::vector<uint8_t> iu(68 + 8192, 0);
+		iu[0] = 0x02;
+		PutBe(&iu[8], 0x1000 + i, 8);
+		iu[5] = 0x30;  /* data-out IMMEDIATE */
+		iu[32] = 0x2a; /* WRITE(10), 16 blocks */
+		iu[38] = 0x10;
+		PutBe(&iu[48], 8192, 4);
+		for (uint32_t b = 0; b < 8192; b++)
+			iu[68 + b] = static_cast<uint8_t>(b * 7 + i);
+		Receive(ch, iu, i);
+		ASSERT_EQ(f.submitted.size(), 1u) << "receive context " << i;
+		const srpt_dp_cmd &c = f.submitted[0];
+		EXPECT_EQ(reinterpret_cast<uintptr_t>(c.imm_data) %
+			      kImmDataAlignment,
+			  0u)
+		    << "receive context " << i;
+		ASSERT_EQ(c.imm_len, 8192u);
+		EXPECT_EQ(std::memcmp(c.imm_data, &iu[68], 8192), 0);
+		const uint32_t idx = f.submitted_index[0];
+		EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 0), 0);
+		srpt_dp_rsp rsp{};
+		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+		srpt_core_dp_send_done(ch, idx, true);
+		f.submitted.clear();
+		f.submitted_index.clear();
+	}
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
 } // namespace
 } // namespace srpt
 

@@ -33,6 +33,37 @@ TEST(IoctxRing, InitAllocatesZeroedBuffersAndDestroyFreesAll)
 	EXPECT_EQ(host::OutstandingAllocations(), before);
 }
 
+/* ioctx_ring.hpp: why immediate data must start on a page boundary. */
+TEST(IoctxRing, AlignedRingPlacesTheGivenByteOnTheBoundary)
+{
+	const size_t before = host::OutstandingAllocations();
+	for (uint32_t off : {52u, 68u, 100u, 4095u, 4096u, 8000u}) {
+		RecvRing ring;
+		ASSERT_EQ(
+		    ring.Init(16, 8276, Gfp::kKernel, {off, kImmDataAlignment}),
+		    Status::kOk);
+		for (uint32_t i = 0; i < ring.size(); i++) {
+			uint8_t *buf = ring[i].buf();
+			EXPECT_EQ(reinterpret_cast<uintptr_t>(buf + off) %
+				      kImmDataAlignment,
+				  0u)
+			    << "offset " << off << " buffer " << i;
+			EXPECT_EQ(ring[i].buf_size(), 8276u);
+			/* The whole IU is inside the allocation and zeroed
+			 * (ASan checks the bounds). */
+			for (uint32_t b = 0; b < 8276; b++)
+				ASSERT_EQ(buf[b], 0);
+			std::memset(buf, 0xa5, 8276);
+		}
+		ring.Destroy();
+	}
+	EXPECT_EQ(host::OutstandingAllocations(), before);
+	RecvRing bad;
+	EXPECT_EQ(bad.Init(4, 64, Gfp::kKernel, {64, 4096}), Status::kInvalid);
+	EXPECT_EQ(bad.Init(4, 64, Gfp::kKernel, {4, 3000}), Status::kInvalid);
+	EXPECT_EQ(host::OutstandingAllocations(), before);
+}
+
 TEST(IoctxRing, EveryAllocationFailureUnwindsCompletely)
 {
 	const size_t before = host::OutstandingAllocations();

@@ -115,6 +115,12 @@ struct ChannelConfig {
 	uint32_t sq_size = 0;
 	/* Receive buffer size (srp_max_req_size), for a per-channel ring. */
 	uint32_t req_buf_size = 0;
+	/*
+	 * The negotiated imm_data_offset (0: no immediate data): the
+	 * per-channel ring places every buffer so that immediate data starts
+	 * on a kImmDataAlignment boundary (ioctx_ring.hpp says why).
+	 */
+	uint32_t imm_data_offset = 0;
 	/* The device's shared receive ring when using an SRQ, else nullptr. */
 	RecvRing *srq_ring = nullptr;
 	/* Name for log lines (the session name); may be nullptr. */
@@ -243,8 +249,12 @@ public:
 		if (cfg.srq_ring) {
 			recv_ring_ = cfg.srq_ring;
 		} else {
+			BufAlignment align;
+			if (cfg.imm_data_offset)
+				align = {cfg.imm_data_offset,
+					 kImmDataAlignment};
 			st = own_recv_ring_.Init(cfg.credits, cfg.req_buf_size,
-						 gfp);
+						 gfp, align);
 			if (!IsOk(st)) {
 				send_ring_.Destroy();
 				return st;

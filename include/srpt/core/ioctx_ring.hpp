@@ -109,13 +109,16 @@ public:
 	void *glue_data() const { return glue_; }
 	void set_glue_data(void *p) { glue_ = p; }
 
-	/* Ring setup only. */
-	void InitSlot(uint32_t index, uint8_t *buf, uint32_t buf_size)
+	/* Ring setup only: @buf lies inside the allocation @mem. */
+	void InitSlot(uint32_t index, void *mem, uint8_t *buf,
+		      uint32_t buf_size)
 	{
 		index_ = index;
+		mem_ = mem;
 		buf_ = buf;
 		buf_size_ = buf_size;
 	}
+	void *mem() const { return mem_; }
 
 	ListNode wait_node;
 
@@ -126,6 +129,7 @@ private:
 	friend Status PostIdleReceives(IoctxRing<RecvCtx> &ring, PostFn &&post);
 
 	uint8_t *buf_ = nullptr;
+	void *mem_ = nullptr;
 	void *glue_ = nullptr;
 	uint32_t index_ = 0;
 	uint32_t buf_size_ = 0;
@@ -155,12 +159,15 @@ public:
 	void *glue_data() const { return glue_; }
 	void set_glue_data(void *p) { glue_ = p; }
 
-	void InitSlot(uint32_t index, uint8_t *buf, uint32_t buf_size)
+	void InitSlot(uint32_t index, void *mem, uint8_t *buf,
+		      uint32_t buf_size)
 	{
 		index_ = index;
+		mem_ = mem;
 		buf_ = buf;
 		buf_size_ = buf_size;
 	}
+	void *mem() const { return mem_; }
 
 	void SetStateObserver(CmdStateMachine::Observer obs, void *cookie)
 	{
@@ -176,6 +183,7 @@ private:
 
 	CmdStateMachine state_;
 	uint8_t *buf_ = nullptr;
+	void *mem_ = nullptr;
 	void *glue_ = nullptr;
 	RecvCtx *recv_ = nullptr;
 	SendCtx *next_free_ = nullptr;
@@ -186,6 +194,26 @@ private:
 	bool holds_credit_ = false;
 	/* The target core dropped its last reference while WRs were posted. */
 	bool release_pending_ = false;
+};
+
+/*
+ * Where the data of an IU must start in memory. Immediate data is handed to
+ * the target core as a scatterlist entry over the receive buffer itself, and
+ * a block backend (LIO iblock) turns that entry into a bio segment as it is:
+ * block drivers take segments whose offset and length are multiples of the
+ * logical block size (null_blk, for one, advances by whole sectors per
+ * segment and silently misplaces the rest). ib_srp puts immediate data at
+ * offset 68 of the IU, so the IU itself must start off-alignment. A page,
+ * not just a sector: an immediate write of up to 4 KiB is then one page and
+ * every segment boundary of a larger one is a page boundary, which any
+ * block device accepts; with an 8 KiB IU the allocation stays in the same
+ * kmalloc size class either way.
+ */
+inline constexpr uint32_t kImmDataAlignment = 4096;
+
+struct BufAlignment {
+	uint32_t offset = 0;   /* this byte of the buffer ... */
+	uint32_t boundary = 0; /* ... is aligned to this power of 2; 0: none */
 };
 
 /*
@@ -202,11 +230,22 @@ public:
 	IoctxRing(const IoctxRing &) = delete;
 	IoctxRing &operator=(const IoctxRing &) = delete;
 
-	/* Process context (GFP_KERNEL) at login. All or nothing. */
-	Status Init(uint32_t count, uint32_t buf_size, Gfp gfp)
+	/*
+	 * Process context (GFP_KERNEL) at login. All or nothing. With
+	 * @align, byte @align.offset of every buffer sits on an
+	 * @align.boundary boundary (the allocation is padded for it).
+	 */
+	Status Init(uint32_t count, uint32_t buf_size, Gfp gfp,
+		    BufAlignment align = {})
 	{
 		if (SRPT_WARN_ON(ctxs_ != nullptr) || count == 0 ||
-		    buf_size == 0)
+		    buf_size == 0 ||
+		    (align.boundary & (align.boundary - 1)) != 0 ||
+		    (align.boundary && align.offset >= buf_size))
+			return Status::kInvalid;
+		const uint32_t pad_max =
+		    align.boundary ? align.boundary - 1 : 0;
+		if (buf_size > UINT32_MAX - pad_max)
 			return Status::kInvalid;
 		size_t bytes;
 		if (__builtin_mul_overflow(static_cast<size_t>(count),
@@ -225,15 +264,28 @@ public:
 			new (&ctxs_[i]) Ctx();
 		count_ = count;
 		for (uint32_t i = 0; i < count; i++) {
-			auto *buf =
-			    static_cast<uint8_t *>(Allocate(buf_size, gfp));
-			if (!buf) {
+			auto *mem = static_cast<uint8_t *>(
+			    Allocate(buf_size + pad_max, gfp));
+			if (!mem) {
 				Destroy();
 				return Status::kNoMemory;
 			}
-			ctxs_[i].InitSlot(i, buf, buf_size);
+			ctxs_[i].InitSlot(i, mem, mem + PadFor(mem, align),
+					  buf_size);
 		}
 		return Status::kOk;
+	}
+
+	/* Bytes to skip at @mem so that @align holds. */
+	static uint32_t PadFor(const uint8_t *mem, BufAlignment align)
+	{
+		if (!align.boundary)
+			return 0;
+		const uintptr_t at =
+		    reinterpret_cast<uintptr_t>(mem) + align.offset;
+		return static_cast<uint32_t>(
+		    (align.boundary - (at & (align.boundary - 1))) &
+		    (align.boundary - 1));
 	}
 
 	/* Frees buffers and contexts; a no-op on an empty ring. */
@@ -242,7 +294,7 @@ public:
 		if (!ctxs_)
 			return;
 		for (uint32_t i = 0; i < count_; i++) {
-			Free(ctxs_[i].buf());
+			Free(ctxs_[i].mem());
 			ctxs_[i].~Ctx();
 		}
 		FreeLarge(ctxs_); /* kvfree: also right for kmalloc'ed */
