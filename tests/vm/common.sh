@@ -56,7 +56,7 @@ make_payload() {
 	local dir=$1 scenario=$2 role=$3 with_port=$4; shift 4
 	local p="$dir/pl/payload"
 	rm -rf "$dir/pl"; mkdir -p "$p/scenarios" "$p/port"
-	cp "$VM_DIR/guest/guest-init.sh" "$VM_DIR/guest/lib.sh" "$p/"
+	cp "$VM_DIR"/guest/*.sh "$p/"
 	cp "$VM_DIR"/guest/scenarios/*.sh "$p/scenarios/"
 	if [ "$with_port" = 1 ]; then cp "$SRPT_KO" "$p/port/ib_srpt.ko"; fi
 	# Small probes the scenarios run in the guest (tests/tools/*.c), built
