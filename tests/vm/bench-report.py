@@ -9,13 +9,17 @@ a shared host); when the two disagree, the host was not quiet."""
 import csv, glob, json, os, re, statistics, sys
 
 d, bside = sys.argv[1], sys.argv[2]
-rows = [  # key, fio job, field, label, unit, higher_is_better
+JOBS = [  # key, fio job, field, label, unit, higher_is_better
     ("randread4k_qd32_iops", "randread4k-qd32", "read.iops", "fio 4k randread QD32", "IOPS", True),
     ("randwrite4k_qd32_iops", "randwrite4k-qd32", "write.iops", "fio 4k randwrite QD32", "IOPS", True),
     ("seqread128k_qd32_mibs", "seqread128k-qd32", "read.bw_mib", "fio 128k seq read QD32", "MiB/s", True),
     ("randread4k_qd1_p50_us", "randread4k-qd1", "read.p50_us", "fio 4k randread QD1 p50", "us", False),
     ("randread4k_qd1_p99_us", "randread4k-qd1", "read.p99_us", "fio 4k randread QD1 p99", "us", False),
 ]
+# Every job on both LUNs: rd_mcp and iblock on a memory-backed null_blk.
+LUNS = [("rd", "rd_mcp"), ("nb", "iblock/null_blk")]
+rows = [("%s_%s" % (l, key), "%s-%s" % (l, job), field, "%s [%s]" % (label, name), unit, hib)
+        for l, name in LUNS for key, job, field, label, unit, hib in JOBS]
 
 def fio_value(path, field):
     j = json.load(open(path))["jobs"][0]
@@ -73,16 +77,16 @@ result["raw_rxe"] = raw
 
 # table
 print()
-print("%-36s %-6s %12s %12s %8s %8s   %s" % ("metric", "unit", "A intree", "B " + bside, "B/A", "paired", "rounds A | B"))
-print("-" * 119)
+print("%-50s %-6s %12s %12s %8s %8s   %s" % ("metric", "unit", "A intree", "B " + bside, "B/A", "paired", "rounds A | B"))
+print("-" * 133)
 for r in result["rows"]:
-    print("%-36s %-6s %12.1f %12.1f %8.3f %8.3f   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], r["ratio"], r["paired_ratio"],
+    print("%-50s %-6s %12.1f %12.1f %8.3f %8.3f   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], r["ratio"], r["paired_ratio"],
           " ".join("%.0f" % x for x in r["A"]), " ".join("%.0f" % x for x in r["B"])))
 for r in raw:
-    print("%-36s %-6s %12.1f %12s %8s %8s   %s" % (r["label"], r["unit"], r["median"], "", "", "", "raw: " + " ".join("%.1f" % x for x in r["values"])))
-seq = [r for r in result["rows"] if r["key"] == "seqread128k_qd32_mibs"][0]
+    print("%-50s %-6s %12.1f %12s %8s %8s   %s" % (r["label"], r["unit"], r["median"], "", "", "", "raw: " + " ".join("%.1f" % x for x in r["values"])))
+seq = [r for r in result["rows"] if r["key"] == "rd_seqread128k_qd32_mibs"][0]
 rawbw = raw[0]["median"] / 1.048576  # MB/s -> MiB/s
-print("SRP 128k seq read (A) reaches %.0f%% of the raw rxe write bandwidth" % (100 * seq["median_A"] / rawbw))
+print("SRP 128k seq read (A, rd_mcp) reaches %.0f%% of the raw rxe write bandwidth" % (100 * seq["median_A"] / rawbw))
 print("(medians of %d rounds; paired = median of the per-round B/A; >1 is better for IOPS/MiB/s, <1 is better for latency)" % len(seq["A"]))
 if bside == "intree":
     print("NOTE: B ran the in-tree driver again (BENCH_B=intree): B/A shows run-to-run noise only.")
@@ -102,7 +106,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 items = result["rows"] + raw
-fig, axes = plt.subplots(2, 4, figsize=(16, 7.5))
+fig, axes = plt.subplots(3, 5, figsize=(20, 11))
 for ax, r in zip(axes.flat, items):
     if "A" in r:
         for i, side in enumerate("AB"):

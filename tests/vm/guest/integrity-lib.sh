@@ -34,8 +34,8 @@ integ_backstores() {
 			BACKING[nullb]=/dev/nullb0
 			echo "/backstores/block create name=nullb dev=/dev/nullb0" >>"$tc" ;;
 		sdebug)
-			local before after d
-			before=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block 2>/dev/null)
+			local d
+			modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
 			run "modprobe scsi_debug (DIF 3, DIX)" modprobe scsi_debug dev_size_mb="$INTEG_MB" \
 				dif=3 dix=1 num_tgts=1 max_luns=1 add_host=1
 			wait_for 20 "scsi_debug disk" sh -c 'ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null | grep -q sd' ||
@@ -47,7 +47,9 @@ integ_backstores() {
 			echo "/backstores/block create name=sdebug dev=/dev/$d" >>"$tc" ;;
 		loop)
 			truncate -s "${INTEG_MB}M" /var/tmp/loop0.img
-			BACKING[loop]=$(losetup -f --show /var/tmp/loop0.img) || fail "losetup"
+			modprobe loop 2>/dev/null
+			BACKING[loop]=$(losetup -f --show /var/tmp/loop0.img 2>/tmp/losetup.err) ||
+				fail "losetup: $(cat /tmp/losetup.err)"
 			echo "/backstores/block create name=loop dev=${BACKING[loop]}" >>"$tc" ;;
 		filebuf)
 			rm -f /var/tmp/filebuf.img
@@ -133,12 +135,12 @@ fio_shape() {
 	depth=${depth#qd}
 	[ "${rest:-}" = buf ] && buffered=1
 	case $bs in
-	512) size=2M; verify=crc32c ;;
-	4k) size=16M; verify=crc32c ;;
-	mixed) bs=512; extra=(--bsrange=512-256k); size=24M ;;
+	512) size=1M; verify=crc32c ;;
+	4k) size=8M; verify=crc32c ;;
+	mixed) bs=512; extra=(--bsrange=512-256k); size=16M ;;
 	64k) size=24M ;;
 	1m) size=32M ;;
-	4m|8m) size=$((INTEG_MB - 8))M ;;
+	4m|8m) size=32M ;;
 	*) fail "unknown shape block size $bs" ;;
 	esac
 	local out="$OUT/fio-$shape-$(basename "$dev").txt"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Scenario bench: in one boot, alternate A (in-tree ib_srpt) and B ($BENCH_B:
-# the port, or in-tree again) for $BENCH_ROUNDS rounds on the same rd_mcp
-# LUN (the backstore stays; only the fabric module and its target are
-# swapped), fio per round and side; plus the raw rxe limit with perftest.
+# the port, or in-tree again) for $BENCH_ROUNDS rounds on the same two LUNs,
+# rd_mcp (LUN 0) and iblock on a memory-backed null_blk (LUN 1) (the
+# backstores stay; only the fabric module and its target are swapped), fio
+# per round, side and LUN; plus the raw rxe limit with perftest.
 # Results: JSON files in $OUT, reduced on the host by bench-report.py.
 . /srpt/lib.sh
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -19,10 +20,16 @@ echo "A=intree B=$B ROUNDS=$ROUNDS RUNTIME=$RT" >"$OUT/bench-config.txt"
 
 modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
-step "shared rd_mcp backstore (${RD_MB}M)"
+step "shared backstores: rd_mcp (${RD_MB}M) and iblock on a memory-backed null_blk"
 targetcli /backstores/ramdisk create name=rd0 size=${RD_MB}M >/dev/null 2>&1
 [ -n "$(ls -d $CFG/core/rd_mcp_*/rd0 2>/dev/null)" ] || fail "no rd_mcp backstore"
-ok "rd0 created"
+modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || fail "modprobe null_blk"
+# Every page the jobs touch exists: reads of a page never written would take
+# null_blk's shortcut (zero fill) instead of a copy.
+dd if=/dev/zero of=/dev/nullb0 bs=1M count="$RD_MB" oflag=direct status=none || fail "prefill nullb0"
+targetcli /backstores/block create name=nb0 dev=/dev/nullb0 >/dev/null 2>&1
+[ -n "$(ls -d $CFG/core/iblock_*/nb0 2>/dev/null)" ] || fail "no iblock backstore"
+ok "rd0 (LUN 0) and nb0 (LUN 1) created"
 
 load_side() { # load_side intree|port
 	if [ "$1" = port ]; then
@@ -38,10 +45,11 @@ attach_side() {
 set global auto_cd_after_create=false
 /srpt create ib.$TGT_PORT
 /srpt/ib.$TGT_PORT/luns create /backstores/ramdisk/rd0
+/srpt/ib.$TGT_PORT/luns create /backstores/block/nb0
 /srpt/ib.$TGT_PORT/acls create ib.$INI_ID
 exit
 TC
-	[ -d $SRPT_CFG/0x$TGT_PORT/tpgt_1/acls/0x$INI_ID/lun_0 ] || { cat /tmp/tc.out; fail "targetcli attach"; }
+	[ -d $SRPT_CFG/0x$TGT_PORT/tpgt_1/acls/0x$INI_ID/lun_1 ] || { cat /tmp/tc.out; fail "targetcli attach"; }
 	echo $RDMA_CM_PORT >$SRPT_CFG/discovery_auth/rdma_cm_port || fail "rdma_cm_port"
 }
 detach_side() {
@@ -74,7 +82,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		attach_side
 		GUID=$(srpt_guid rxe0)
 		# shellcheck disable=SC2059
-		srp_login $HCA "$(printf "$LOGIN" "$GUID" "$GUID")" 1 >/dev/null || fail "login ($drv): $LOGIN_ERR"
+		srp_login $HCA "$(printf "$LOGIN" "$GUID" "$GUID")" 2 >/dev/null || fail "login ($drv): $LOGIN_ERR"
 		# The side measures the driver it names: the port is an out-of-tree
 		# module (taint O), the in-tree driver is not.
 		taint=$(cat /sys/module/ib_srpt/taint)
@@ -82,11 +90,14 @@ for r in $(seq 1 "$ROUNDS"); do
 		port:*O*|intree:) ;;
 		*) fail "side $side ($drv): loaded ib_srpt has taint '$taint'";;
 		esac
-		echo "$side $drv: $DEV_LUN0 (ib_srpt taint '$taint')"
-		fio_job "r$r-$side-randread4k-qd32" "$DEV_LUN0" --rw=randread --bs=4k --iodepth=32
-		fio_job "r$r-$side-randwrite4k-qd32" "$DEV_LUN0" --rw=randwrite --bs=4k --iodepth=32
-		fio_job "r$r-$side-seqread128k-qd32" "$DEV_LUN0" --rw=read --bs=128k --iodepth=32
-		fio_job "r$r-$side-randread4k-qd1" "$DEV_LUN0" --rw=randread --bs=4k --iodepth=1
+		echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1 (ib_srpt taint '$taint')"
+		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
+			l=${lun%%:*} dev=${lun#*:}
+			fio_job "r$r-$side-$l-randread4k-qd32" "$dev" --rw=randread --bs=4k --iodepth=32
+			fio_job "r$r-$side-$l-randwrite4k-qd32" "$dev" --rw=randwrite --bs=4k --iodepth=32
+			fio_job "r$r-$side-$l-seqread128k-qd32" "$dev" --rw=read --bs=128k --iodepth=32
+			fio_job "r$r-$side-$l-randread4k-qd1" "$dev" --rw=randread --bs=4k --iodepth=1
+		done
 		srp_logout >/dev/null
 		wait_target_idle 30 >/dev/null
 		detach_side

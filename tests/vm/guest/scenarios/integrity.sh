@@ -7,53 +7,68 @@
 #     use_imm_data 0/1 (data-out inside the SRP_CMD IU, RDMA READ otherwise),
 #     ch_count 1/2, and max_sect=131072 in the login so that a 4-8 MiB
 #     request stays one command when the descriptors allow it.
-# INTEGRITY_CELLS names the cells to run (default: the risk-chosen set of
-# `make check`); `make check-integrity` runs every cell (INTEGRITY_CELLS=all).
-# A cell is: TARGET-PARAMS / INITIATOR-PARAMS / LOGIN-EXTRA / SHAPES.
+# INTEGRITY_CELLS names the cells to run (default: the risk-chosen pair of
+# `make check`); `make check-integrity` runs every cell.
 . /srpt/lib.sh
 . /srpt/integrity-lib.sh
 
-BACKENDS=${INTEGRITY_BACKENDS:-nullb sdebug loop filebuf filedio rd}
+# Cells: every combination of the settings that change how data moves,
+#   {imm,noimm}-sg{1,16,255}-{8276,8260}-ch{1,2}
+# = use_imm_data, cmd_sg_entries, srp_max_req_size, ch_count (24 cells).
+# INTEGRITY_CELLS=all (make check-integrity) runs them all: the async
+# backends (nullb, sdebug, filedio) with the core shapes, and the two
+# sweep cells below on every backend with every shape. Unset (make
+# check): the risk-chosen pair CI_CELLS.
+ALL_CELLS=$(for i in imm noimm; do for g in 1 16 255; do for r in 8276 8260; do
+	for c in 1 2; do echo "$i-sg$g-$r-ch$c"; done; done; done; done)
+SWEEP_CELLS="imm-sg255-8276-ch2 noimm-sg255-8260-ch1"
+CI_CELLS="imm-sg255-8276-ch2 noimm-sg16-8260-ch1"
+CELLS=${INTEGRITY_CELLS:-$CI_CELLS}
+[ "$CELLS" = all ] && CELLS=$ALL_CELLS
+# Grouped by srp_max_req_size: ib_srpt is reloaded only when it changes.
+CELLS=$(for c in $CELLS; do echo "$c"; done | grep -- '-8276-'; for c in $CELLS; do echo "$c"; done | grep -v -- '-8276-')
+INTEGRITY_FULL=${INTEGRITY_CELLS:+1}
+ALL_BACKENDS="nullb sdebug loop filebuf filedio rd"
+if [ -n "$INTEGRITY_FULL" ]; then
+	BACKENDS=${INTEGRITY_BACKENDS:-$ALL_BACKENDS}
+else
+	BACKENDS=${INTEGRITY_BACKENDS:-nullb sdebug filedio rd}
+fi
 # Shapes: <rw>-<bs>-qd<depth>[-buf]; see fio_shape.
 SHAPES_CORE="randwrite-4k-qd32 randwrite-mixed-qd64 write-4m-qd4"
+SHAPES_CI="randwrite-512-qd1 randwrite-4k-qd32 randwrite-mixed-qd64 write-4m-qd4 write-8m-qd2 write-1m-qd4-buf"
 SHAPES_ALL="randwrite-512-qd1 randwrite-4k-qd1 randwrite-4k-qd32 write-64k-qd16
 randwrite-mixed-qd64 write-1m-qd8 write-4m-qd4 write-8m-qd2 randwrite-4k-qd16-buf write-1m-qd4-buf"
 
-# cell NAME -> CELL_SRPT CELL_SRP CELL_LOGIN CELL_SHAPES
+only() { # only BACKEND...: those of them that were made
+	local b out=
+	for b in "$@"; do case " $BACKENDS " in *" $b "*) out="$out $b" ;; esac; done
+	echo $out
+}
+# cell NAME -> CELL_SRPT CELL_SRP CELL_LOGIN CELL_SHAPES CELL_BACKENDS
 cell() {
-	CELL_LOGIN="max_sect=131072"
-	CELL_SHAPES=$SHAPES_CORE
-	case $1 in
-	# make check (risk-chosen): immediate data with many descriptors and
-	# two channels on every backend with every shape class; and the
-	# blktests settings (8260, 16 descriptors) without immediate data.
-	imm-sg255-ch2) CELL_SRPT=""; CELL_SRP="cmd_sg_entries=255 use_imm_data=1"
-		CELL_LOGIN="$CELL_LOGIN,ch_count=2"
-		CELL_SHAPES="randwrite-512-qd1 randwrite-4k-qd32 randwrite-mixed-qd64 write-4m-qd4 write-8m-qd2 write-1m-qd4-buf" ;;
-	noimm-sg16-8260) CELL_SRPT="srp_max_req_size=8260"; CELL_SRP="cmd_sg_entries=16 use_imm_data=0" ;;
-	# the rest of the cross product (make check-integrity)
-	imm-sg1) CELL_SRPT=""; CELL_SRP="cmd_sg_entries=1 use_imm_data=1" ;;
-	imm-sg16) CELL_SRPT=""; CELL_SRP="cmd_sg_entries=16 use_imm_data=1" ;;
-	imm-sg255) CELL_SRPT=""; CELL_SRP="cmd_sg_entries=255 use_imm_data=1"; CELL_SHAPES=$SHAPES_ALL ;;
-	noimm-sg1) CELL_SRPT=""; CELL_SRP="cmd_sg_entries=1 use_imm_data=0" ;;
-	noimm-sg255-ch2) CELL_SRPT=""; CELL_SRP="cmd_sg_entries=255 use_imm_data=0"
-		CELL_LOGIN="$CELL_LOGIN,ch_count=2"; CELL_SHAPES=$SHAPES_ALL ;;
-	imm-sg1-8260) CELL_SRPT="srp_max_req_size=8260"; CELL_SRP="cmd_sg_entries=1 use_imm_data=1" ;;
-	imm-sg16-8260-ch2) CELL_SRPT="srp_max_req_size=8260"; CELL_SRP="cmd_sg_entries=16 use_imm_data=1"
-		CELL_LOGIN="$CELL_LOGIN,ch_count=2" ;;
-	imm-sg255-8260) CELL_SRPT="srp_max_req_size=8260"; CELL_SRP="cmd_sg_entries=255 use_imm_data=1"
-		CELL_SHAPES=$SHAPES_ALL ;;
-	noimm-sg255-8260-ch2) CELL_SRPT="srp_max_req_size=8260"; CELL_SRP="cmd_sg_entries=255 use_imm_data=0"
-		CELL_LOGIN="$CELL_LOGIN,ch_count=2" ;;
-	noimm-sg1-8260-ch2) CELL_SRPT="srp_max_req_size=8260"; CELL_SRP="cmd_sg_entries=1 use_imm_data=0"
-		CELL_LOGIN="$CELL_LOGIN,ch_count=2" ;;
+	local imm sg req ch
+	IFS=- read -r imm sg req ch <<<"$1"
+	case "$imm/$sg/$req/$ch" in
+	imm/sg1/*|imm/sg16/*|imm/sg255/*|noimm/sg1/*|noimm/sg16/*|noimm/sg255/*) ;;
 	*) fail "unknown integrity cell '$1'" ;;
 	esac
+	case "$req/$ch" in 8276/ch1|8276/ch2|8260/ch1|8260/ch2) ;; *) fail "unknown integrity cell '$1'" ;; esac
+	CELL_SRPT=
+	[ "$req" = 8276 ] || CELL_SRPT="srp_max_req_size=$req"
+	CELL_SRP="cmd_sg_entries=${sg#sg} use_imm_data=$([ "$imm" = imm ] && echo 1 || echo 0)"
+	CELL_LOGIN="max_sect=131072,ch_count=${ch#ch}"
+	if [ -z "$INTEGRITY_FULL" ]; then
+		case $1 in
+		imm-sg255-8276-ch2) CELL_SHAPES=$SHAPES_CI; CELL_BACKENDS=$BACKENDS ;;
+		*) CELL_SHAPES=$SHAPES_CORE; CELL_BACKENDS=$(only nullb filedio) ;;
+		esac
+	elif echo "$SWEEP_CELLS" | grep -qw -- "$1"; then
+		CELL_SHAPES=$SHAPES_ALL; CELL_BACKENDS=$BACKENDS
+	else
+		CELL_SHAPES=$SHAPES_CORE; CELL_BACKENDS=$(only nullb sdebug filedio)
+	fi
 }
-ALL_CELLS="imm-sg255-ch2 noimm-sg16-8260 imm-sg1 imm-sg16 imm-sg255 noimm-sg1 noimm-sg255-ch2
-imm-sg1-8260 imm-sg16-8260-ch2 imm-sg255-8260 noimm-sg255-8260-ch2 noimm-sg1-8260-ch2"
-CELLS=${INTEGRITY_CELLS:-imm-sg255-ch2 noimm-sg16-8260}
-[ "$CELLS" = all ] && CELLS=$ALL_CELLS
 
 setup_veth_rxe
 TGT_PORT=$(gid_hex rxe1)
@@ -102,11 +117,13 @@ for c in $CELLS; do
 	done
 	integ_map_devs "$SRP_HOST"
 	t0=$(date +%s)
-	for b in $BACKENDS; do
+	for b in $CELL_BACKENDS; do
+		tb=$(date +%s)
 		for s in $CELL_SHAPES; do fio_shape "$s" "${DEV_OF[$b]}"; done
 		check_backing "$b"
+		echo "cell $c backend $b: $(( $(date +%s) - tb ))s"
 	done
-	ok "cell $c: $(echo $CELL_SHAPES | wc -w) shapes x $(echo $BACKENDS | wc -w) backends verified in $(( $(date +%s) - t0 ))s"
+	ok "cell $c: $(echo $CELL_SHAPES | wc -w) shapes x $(echo $CELL_BACKENDS | wc -w) backends verified in $(( $(date +%s) - t0 ))s"
 	results+=("$c")
 	srp_logout
 	rmmod ib_srp || fail "rmmod ib_srp"
