@@ -32,7 +32,13 @@ struct srpt_glue_recv {
 
 struct srpt_glue_rw {
 	struct rdma_rw_ctx rw;
+	/*
+	 * Single descriptor: the command's data list itself. Several: a view
+	 * (own array, kfree'd) over the descriptor's bytes of the command's
+	 * one data list (struct srpt_glue_send.data_sg).
+	 */
 	struct scatterlist *sg;
+	bool view;
 	unsigned int nents;    /* entries allocated in sg */
 	unsigned int rw_nents; /* entries the rw context maps; 0: none */
 	u64 va;                /* the descriptor */
@@ -57,8 +63,10 @@ struct srpt_glue_send {
 	enum dma_data_direction rw_dir;
 	struct srpt_glue_rw s_rw;  /* the single-descriptor case */
 	struct srpt_glue_rw *rw;   /* s_rw or an array of n_rw */
-	struct scatterlist *sg;    /* the chained lists of all rw contexts */
+	struct scatterlist *sg;    /* what the target core gets */
 	u32 sg_cnt;
+	struct scatterlist *data_sg; /* several descriptors: one list, pages */
+	unsigned int data_nents;
 	u32 desc_len;              /* bytes all descriptors offer */
 	u32 n_rw;
 	u32 n_rdma;                /* WRs of all rw contexts */

@@ -64,8 +64,16 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 		if (ctx->rw_nents)
 			rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num,
 					    ctx->sg, ctx->rw_nents, s->rw_dir);
-		target_free_sgl(ctx->sg, ctx->nents);
+		if (ctx->view)
+			kfree(ctx->sg);
+		else
+			target_free_sgl(ctx->sg, ctx->nents);
 	}
+	/* After the views: they were DMA-mapped over its pages. */
+	if (s->data_sg)
+		target_free_sgl(s->data_sg, s->data_nents);
+	s->data_sg = NULL;
+	s->data_nents = 0;
 	if (s->rw && s->rw != &s->s_rw)
 		kfree(s->rw);
 	s->rw = NULL;
@@ -74,53 +82,106 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 }
 
 /*
- * One rdma_rw context and one scatterlist per descriptor, the lists
- * chained into one for the target core.
+ * A scatterlist over bytes [@off, @off + @len) of @data, a list of whole
+ * pages as target_alloc_sgl() makes them (entry i is page i).
+ */
+static struct scatterlist *srpt_sg_view(struct scatterlist *data, u32 off,
+					u32 len, unsigned int *nents)
+{
+	unsigned int first = off >> PAGE_SHIFT, pg_off = offset_in_page(off);
+	unsigned int n = DIV_ROUND_UP(pg_off + len, PAGE_SIZE), i;
+	struct scatterlist *view;
+
+	view = kmalloc_array(n, sizeof(*view), GFP_KERNEL);
+	if (!view)
+		return NULL;
+	sg_init_table(view, n);
+	for (i = 0; i < n; i++) {
+		u32 l = min_t(u32, len, PAGE_SIZE - pg_off);
+
+		sg_set_page(&view[i], sg_page(&data[first + i]), l, pg_off);
+		len -= l;
+		pg_off = 0;
+	}
+	*nents = n;
+	return view;
+}
+
+/*
+ * One rdma_rw context per descriptor. The target core gets the data as one
+ * list of whole pages, wherever the descriptors split it: a block backend
+ * (iblock) turns list entries into bio segments as they are, and block
+ * drivers take segments in whole sectors, so an entry ending inside a
+ * sector (a descriptor of 1000 bytes, say) would misplace the data. The
+ * in-tree driver chains one list per descriptor and has that hole. With
+ * several descriptors each rw context therefore maps a view over its part
+ * of the one list.
  */
 static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 			 const u8 *desc, u32 n, struct scatterlist **sg,
 			 u32 *sg_cnt)
 {
-	struct scatterlist *prev = NULL;
-	unsigned int prev_nents = 0;
-	u32 i;
+	u64 total = 0;
+	u32 i, off = 0;
 	int ret;
 
-	s->rw = n == 1 ? &s->s_rw : kcalloc(n, sizeof(*s->rw), GFP_KERNEL);
-	if (!s->rw)
-		return -ENOMEM;
+	/* The parser bounded the sum by the channel's maximum transfer. */
+	for (i = 0; i < n; i++)
+		total += get_unaligned_be32(desc + 16 * i + 12);
+	if (WARN_ON_ONCE(total > U32_MAX))
+		return -EINVAL;
+	if (n == 1) {
+		memset(&s->s_rw, 0, sizeof(s->s_rw));
+		s->rw = &s->s_rw;
+	} else {
+		s->rw = kcalloc(n, sizeof(*s->rw), GFP_KERNEL);
+		if (!s->rw)
+			return -ENOMEM;
+		ret = target_alloc_sgl(&s->data_sg, &s->data_nents, total,
+				       false, false);
+		if (ret)
+			goto unwind;
+	}
 	for (i = 0; i < n; i++, desc += 16) {
 		struct srpt_glue_rw *ctx = &s->rw[i];
 		u64 va = get_unaligned_be64(desc);
 		u32 key = get_unaligned_be32(desc + 8);
 		u32 len = get_unaligned_be32(desc + 12);
 
-		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len, false,
-				       i < n - 1);
-		if (ret)
-			goto unwind;
+		if (n == 1) {
+			ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len,
+					       false, false);
+			if (ret)
+				goto unwind;
+		} else {
+			ctx->sg = srpt_sg_view(s->data_sg, off, len,
+					       &ctx->nents);
+			if (!ctx->sg) {
+				ret = -ENOMEM;
+				goto unwind;
+			}
+			ctx->view = true;
+		}
+		/* Counted now: srpt_glue_free_rw() frees its list. */
+		s->n_rw++;
 		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
 				       ctx->nents, 0, va, key, s->rw_dir);
-		if (ret < 0) {
-			target_free_sgl(ctx->sg, ctx->nents);
+		if (ret < 0)
 			goto unwind;
-		}
 		s->n_rdma += ret;
-		s->n_rw++;
 		ctx->rw_nents = ctx->nents;
 		ctx->va = va;
 		ctx->key = key;
 		ctx->len = len;
-		if (prev) {
-			sg_unmark_end(&prev[prev_nents - 1]);
-			sg_chain(prev, prev_nents + 1, ctx->sg);
-		} else {
-			*sg = ctx->sg;
-		}
-		prev = ctx->sg;
-		prev_nents = ctx->nents;
-		*sg_cnt += ctx->nents;
-		s->desc_len += len;
+		off += len;
+	}
+	s->desc_len = total;
+	if (n == 1) {
+		*sg = s->rw[0].sg;
+		*sg_cnt = s->rw[0].nents;
+	} else {
+		*sg = s->data_sg;
+		*sg_cnt = s->data_nents;
 	}
 	s->sg = *sg;
 	s->sg_cnt = *sg_cnt;
@@ -200,6 +261,8 @@ static void srpt_reset_send(struct srpt_glue_send *s, u64 tag, u8 dir)
 	s->n_rdma = 0;
 	s->sg = NULL;
 	s->sg_cnt = 0;
+	s->data_sg = NULL;
+	s->data_nents = 0;
 	s->desc_len = 0;
 }
 

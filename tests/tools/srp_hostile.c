@@ -16,7 +16,7 @@
  *
  *   srp_hostile --list
  *   srp_hostile --case NAME --addr IP [--port 5555] --ini HEX32 --tgt HEX32
- *               [--timeout MS] [--lun N]
+ *               [--timeout MS] [--lun N] [--block-lun N]
  *   srp_hostile --fuzz SEED --seconds N --addr ... --ini ... --tgt ...
  *   srp_hostile --fuzz SEED --show K        (print fuzz IU number K as hex)
  *
@@ -73,6 +73,7 @@ static struct {
 	uint8_t ini[16], tgt[16];
 	int timeout_ms;
 	unsigned lun;
+	unsigned block_lun; /* a LUN on a block device (iblock); default: lun */
 	bool verbose;
 } opt = { .port = "5555", .timeout_ms = 5000 };
 
@@ -939,6 +940,80 @@ static void many_descs(struct conn *c, unsigned ndesc, uint8_t out_cnt, uint8_t 
 	if (g_have_hr && g_hr.status == 0 && !(g_hr.flags & (FLAG_DIOVER | FLAG_DIUNDER)) && wrong)
 		bad("GOOD but %zu of %zu bytes never arrived (first at %zu): silent data loss", wrong, n, first);
 }
+/*
+ * WRITE and READ 8 blocks through three descriptors that split the data
+ * inside sectors (1000, 2000 and 1096 bytes), on the block-device LUN
+ * (--block-lun): the target must store and return the bytes where they
+ * belong, or refuse the command. A target that hands the block layer one
+ * scatterlist entry per descriptor misplaces the data on iblock (GOOD
+ * with wrong bytes); rd_mcp and fileio hide it.
+ */
+static const uint32_t odd_split[] = { 1000, 2000, 8 * BLK - 3000 };
+static uint32_t odd_split_table(struct conn *c, uint8_t *b)
+{
+	uint8_t *t = b + 48;
+	uint32_t off = 0;
+	direct(t, (uintptr_t)c->sbuf, c->smr->lkey, 3 * 16);
+	put32(t + 16, 8 * BLK);
+	for (unsigned i = 0; i < 3; i++) {
+		direct(t + 20 + 16 * i, (uintptr_t)c->dbuf + off, c->dmr->rkey, odd_split[i]);
+		off += odd_split[i];
+	}
+	return 48 + 20 + 3 * 16;
+}
+static uint8_t odd_pattern(size_t i) { return (uint8_t)(i * 13 + i / 512 + 5); }
+static void odd_split_case(struct conn *c, bool split_write)
+{
+	unsigned save = opt.lun;
+	opt.lun = opt.block_lun;
+	size_t n = 8 * BLK, wrong = 0, first = 0;
+	for (size_t i = 0; i < n; i++) c->dbuf[i] = odd_pattern(i);
+	uint8_t cdb[16]; cdb_rw10(cdb, true, HOSTILE_LBA, 8);
+	uint64_t tag = g_tag++;
+	uint8_t *b;
+	uint32_t len = 64;
+	if (split_write) {
+		b = cmd_iu(c, tag, cdb, DESC_INDIRECT << 4, 3, 0);
+		len = odd_split_table(c, b);
+	} else {
+		b = cmd_iu(c, tag, cdb, DESC_DIRECT << 4, 1, 0);
+		direct(b + 48, (uintptr_t)c->dbuf, c->dmr->rkey, (uint32_t)n);
+	}
+	send_iu(c, b, len);
+	finish_iu_case(c, tag, true, opt.timeout_ms);
+	if (!g_have_hr || g_hr.status) {
+		detail("WRITE (%s) refused: status %#x", split_write ? "split" : "one descriptor", g_have_hr ? g_hr.status : 0xff);
+		if (!split_write) tool_error("pattern WRITE failed");
+		opt.lun = save;
+		return;
+	}
+	memset(c->dbuf, 0xa5, c->dlen);
+	cdb_rw10(cdb, false, HOSTILE_LBA, 8);
+	tag = g_tag++;
+	if (split_write) {
+		b = cmd_iu(c, tag, cdb, DESC_DIRECT, 0, 1);
+		direct(b + 48, (uintptr_t)c->dbuf, c->dmr->rkey, (uint32_t)n);
+		len = 64;
+	} else {
+		b = cmd_iu(c, tag, cdb, DESC_INDIRECT, 0, 3);
+		len = odd_split_table(c, b);
+	}
+	send_iu(c, b, len);
+	finish_iu_case(c, tag, true, opt.timeout_ms);
+	opt.lun = save;
+	if (!g_have_hr || g_hr.status) {
+		detail("READ (%s) refused", split_write ? "one descriptor" : "split");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (c->dbuf[i] != odd_pattern(i)) { if (!wrong++) first = i; }
+	detail("LUN %u: %zu of %zu bytes wrong after the round trip", opt.block_lun, wrong, n);
+	if (wrong)
+		bad("GOOD but %zu of %zu bytes wrong (first at %zu): descriptors split inside a sector corrupt the data",
+		    wrong, n, first);
+}
+static void c_odd_split_write(struct conn *c) { odd_split_case(c, true); }
+static void c_odd_split_read(struct conn *c) { odd_split_case(c, false); }
 static void c_descs_256(struct conn *c) { many_descs(c, 256, 128, 128); }
 static void c_descs_300(struct conn *c) { many_descs(c, 300, 150, 150); }
 static void c_descs_255(struct conn *c) { many_descs(c, 255, 0, 255); }
@@ -1244,6 +1319,8 @@ static const struct icase icases[] = {
 	{ "ind_total_mismatch", "indirect: total length 32 KiB, descriptors 2 x 512: CHECK CONDITION or transfer what the CDB says", c_ind_total_mismatch },
 	{ "ind_past_received", "indirect: 4 descriptors announced, IU truncated after 1: CHECK CONDITION", c_ind_past_received },
 	{ "ind_desc_len_0", "indirect: two descriptors of length 0: CHECK CONDITION", c_ind_desc_len_0 },
+	{ "odd_split_write", "WRITE 8 blocks through descriptors of 1000/2000/1096 bytes to the block LUN, READ back: same bytes (or refused)", c_odd_split_write },
+	{ "odd_split_read", "WRITE 8 blocks to the block LUN, READ back through descriptors of 1000/2000/1096 bytes: same bytes (or refused)", c_odd_split_read },
 	{ "descs_255", "255 one-block descriptors, data-in only (READ 255 blocks): GOOD with every byte (or CHECK CONDITION)", c_descs_255 },
 	{ "descs_256", "256 descriptors (counts 128+128, fmt 0x22): every byte or CHECK CONDITION", c_descs_256 },
 	{ "descs_300", "300 descriptors (counts 150+150): every byte or CHECK CONDITION", c_descs_300 },
@@ -1433,14 +1510,14 @@ static int parse_hex16(const char *s, uint8_t out[16])
 static void usage(void)
 {
 	fprintf(stderr, "usage: srp_hostile --list\n"
-		"       srp_hostile --case NAME --addr IP [--port P] --ini HEX32 --tgt HEX32 [--timeout MS] [--lun N] [-v]\n"
+		"       srp_hostile --case NAME --addr IP [--port P] --ini HEX32 --tgt HEX32 [--timeout MS] [--lun N] [--block-lun N] [-v]\n"
 		"       srp_hostile --fuzz SEED --seconds N --addr IP --ini HEX32 --tgt HEX32\n"
 		"       srp_hostile --fuzz SEED --show K\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *cname = NULL; bool list = false, have_ini = false, have_tgt = false, fuzz = false;
+	const char *cname = NULL; bool list = false, have_ini = false, have_tgt = false, fuzz = false, have_block_lun = false;
 	uint64_t seed = 0; int seconds = 60; long long show = -1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < argc; i++) {
@@ -1453,6 +1530,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--port")) { NEED(); opt.port = v; }
 		else if (!strcmp(a, "--timeout")) { NEED(); opt.timeout_ms = atoi(v); }
 		else if (!strcmp(a, "--lun")) { NEED(); opt.lun = (unsigned)atoi(v); }
+		else if (!strcmp(a, "--block-lun")) { NEED(); opt.block_lun = (unsigned)atoi(v); have_block_lun = true; }
 		else if (!strcmp(a, "--ini")) { NEED(); if (parse_hex16(v, opt.ini)) { usage(); return 2; } have_ini = true; }
 		else if (!strcmp(a, "--tgt")) { NEED(); if (parse_hex16(v, opt.tgt)) { usage(); return 2; } have_tgt = true; }
 		else if (!strcmp(a, "--fuzz")) { NEED(); fuzz = true; seed = strtoull(v, NULL, 0); }
@@ -1473,6 +1551,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if ((!cname && !fuzz) || !opt.addr || !have_ini || !have_tgt) { usage(); return 2; }
+	if (!have_block_lun) opt.block_lun = opt.lun;
 	if (fuzz) return run_fuzz(seed, seconds);
 
 	for (size_t i = 0; i < sizeof(lcases) / sizeof(lcases[0]); i++)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Scenario hostile: the adversarial initiator (tests/tools/srp_hostile.c)
 # against the target, one named case at a time (docs/hostile-initiator.md).
-# Target configured as in e2e (rxe1's port, rd_mcp LUN 0 + fileio LUN 1, ACL
+# Target configured as in e2e (rxe1's port, rd_mcp LUN 0 + fileio LUN 1 +
+# iblock/null_blk LUN 2, ACL
 # for rxe1's GID 0, RDMA/CM on $TGT_IP4:5555). After every case:
 #   - dmesg has no new WARNING/BUG/Oops/refcount/list corruption/... lines;
 #   - the target released the case's channels (no RC QP left);
@@ -38,9 +39,15 @@ TGT_PORT=$(gid_hex rxe1)
 INI_ID=$(gid_hex rxe1)
 GUID=$(srpt_guid rxe0)
 targetcli_config "$TGT_PORT" "$INI_ID"
+# LUN 2: iblock on a memory-backed null_blk, for the cases whose damage
+# only a block device shows (--block-lun: odd_split_*).
+modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || fail "modprobe null_blk"
+targetcli /backstores/block create name=nb0 dev=/dev/nullb0 >/dev/null 2>&1
+targetcli /srpt/ib.$TGT_PORT/luns create /backstores/block/nb0 >/dev/null 2>&1
+[ -d "$SRPT_CFG/0x$TGT_PORT/tpgt_1/acls/0x$INI_ID/lun_2" ] || fail "iblock LUN 2 not mapped"
 set_rdma_cm_port
 LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
-TARGS=(--addr "$TGT_IP4" --port "$RDMA_CM_PORT" --ini "$INI_ID" --tgt "$GUID$GUID" --timeout "$HOSTILE_TIMEOUT_MS")
+TARGS=(--addr "$TGT_IP4" --port "$RDMA_CM_PORT" --ini "$INI_ID" --tgt "$GUID$GUID" --timeout "$HOSTILE_TIMEOUT_MS" --block-lun 2)
 mkdir -p "$OUT/cases"
 modprobe -a sd_mod sg
 # shellcheck disable=SC2086
