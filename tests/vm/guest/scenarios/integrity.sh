@@ -15,8 +15,8 @@
 # Cells: every combination of the settings that change how data moves,
 #   {imm,noimm}-sg{1,16,255}-{8276,8260}-ch{1,2}
 # = use_imm_data, cmd_sg_entries, srp_max_req_size, ch_count (24 cells).
-# INTEGRITY_CELLS=all (make check-integrity) runs them all: the async
-# backends (nullb, sdebug, filedio) with the core shapes, and the two
+# INTEGRITY_CELLS=all (make check-integrity) runs them all: the two
+# asynchronous backends (nullb, filedio) with the core shapes, and the two
 # sweep cells below on every backend with every shape. Unset (make
 # check): the risk-chosen pair CI_CELLS.
 ALL_CELLS=$(for i in imm noimm; do for g in 1 16 255; do for r in 8276 8260; do
@@ -66,7 +66,7 @@ cell() {
 	elif echo "$SWEEP_CELLS" | grep -qw -- "$1"; then
 		CELL_SHAPES=$SHAPES_ALL; CELL_BACKENDS=$BACKENDS
 	else
-		CELL_SHAPES=$SHAPES_CORE; CELL_BACKENDS=$(only nullb sdebug filedio)
+		CELL_SHAPES=$SHAPES_CORE; CELL_BACKENDS=$(only nullb filedio)
 	fi
 }
 
