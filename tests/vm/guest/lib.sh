@@ -137,18 +137,27 @@ srpt_guid() {
 
 # targetcli_config PORT_GID_HEX ACL_HEX [RD_MB] [FILE_MB]
 # Standard configuration: ramdisk (rd_mcp) LUN 0, fileio LUN 1, one ACL.
+# TC_BLOCK_DEV=/dev/X adds LUN 2, iblock "nb0" on it, before the ACL (a LUN
+# added to a TPG after its ACLs gives their sessions a REPORTED LUNS DATA
+# HAS CHANGED unit attention).
 targetcli_config() {
-	local port=$1 acl=$2 rdmb=${3:-64} fmb=${4:-64}
-	step "targetcli: rd_mcp + fileio LUNs, ACL ib.$acl on ib.$port"
+	local port=$1 acl=$2 rdmb=${3:-64} fmb=${4:-64} blk1= blk2=
+	step "targetcli: rd_mcp + fileio${TC_BLOCK_DEV:+ + iblock} LUNs, ACL ib.$acl on ib.$port"
 	rm -f /var/tmp/fileio0.img
+	if [ -n "${TC_BLOCK_DEV:-}" ]; then
+		blk1="/backstores/block create name=nb0 dev=$TC_BLOCK_DEV"
+		blk2="/srpt/ib.$port/luns create /backstores/block/nb0"
+	fi
 	local t=$(date +%s.%N)
 	targetcli >/tmp/targetcli.out 2>&1 <<TC
 set global auto_cd_after_create=false
 /backstores/ramdisk create name=rd0 size=${rdmb}M
 /backstores/fileio create name=file0 file_or_dev=/var/tmp/fileio0.img size=${fmb}M
+$blk1
 /srpt create ib.$port
 /srpt/ib.$port/luns create /backstores/ramdisk/rd0
 /srpt/ib.$port/luns create /backstores/fileio/file0
+$blk2
 /srpt/ib.$port/acls create ib.$acl
 exit
 TC
@@ -161,6 +170,7 @@ TC
 	[ -d "$tpg/lun/lun_0" ] && [ -d "$tpg/lun/lun_1" ] || fail "targetcli: LUNs missing in $tpg/lun"
 	[ -d "$tpg/acls/0x$acl" ] || fail "targetcli: ACL 0x$acl missing: $(ls "$tpg/acls")"
 	[ -d "$tpg/acls/0x$acl/lun_0" ] && [ -d "$tpg/acls/0x$acl/lun_1" ] || fail "targetcli: mapped LUNs missing in ACL"
+	[ -z "${TC_BLOCK_DEV:-}" ] || [ -d "$tpg/acls/0x$acl/lun_2" ] || fail "targetcli: iblock LUN 2 missing in ACL"
 	[ -d $CFG/core/rd_mcp_0/rd0 ] || [ -n "$(ls -d $CFG/core/rd_mcp_*/rd0 2>/dev/null)" ] || fail "no rd_mcp backstore"
 	ok "targetcli configuration present in configfs"
 }

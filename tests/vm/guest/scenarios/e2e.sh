@@ -8,15 +8,11 @@ TGT_PORT=$(gid_hex rxe1)        # exported port: rxe1 (see setup_veth_rxe)
 INI_ID=$(gid_hex rxe1)          # initiator_ext = GID prefix -> port id = GID 0
 GUID=$(srpt_guid rxe0)
 echo "target port ib.$TGT_PORT, initiator id 0x$INI_ID, service guid $GUID"
-targetcli_config "$TGT_PORT" "$INI_ID"
 # LUN 2: iblock on a memory-backed null_blk, the kind of LUN most
 # deployments export (completes asynchronously, takes the data as bio
 # segments: docs/data-integrity.md).
 run "modprobe null_blk" modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512
-targetcli /backstores/block create name=nb0 dev=/dev/nullb0 >/dev/null 2>&1
-targetcli /srpt/ib.$TGT_PORT/luns create /backstores/block/nb0 >/dev/null 2>&1
-[ -d "$SRPT_CFG/0x$TGT_PORT/tpgt_1/acls/0x$INI_ID/lun_2" ] || fail "iblock LUN 2 not mapped"
-ok "iblock LUN 2 on /dev/nullb0"
+TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
 set_rdma_cm_port
 
 LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}"

@@ -38,13 +38,10 @@ load_srpt
 TGT_PORT=$(gid_hex rxe1)
 INI_ID=$(gid_hex rxe1)
 GUID=$(srpt_guid rxe0)
-targetcli_config "$TGT_PORT" "$INI_ID"
 # LUN 2: iblock on a memory-backed null_blk, for the cases whose damage
 # only a block device shows (--block-lun: odd_split_*).
 modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || fail "modprobe null_blk"
-targetcli /backstores/block create name=nb0 dev=/dev/nullb0 >/dev/null 2>&1
-targetcli /srpt/ib.$TGT_PORT/luns create /backstores/block/nb0 >/dev/null 2>&1
-[ -d "$SRPT_CFG/0x$TGT_PORT/tpgt_1/acls/0x$INI_ID/lun_2" ] || fail "iblock LUN 2 not mapped"
+TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
 set_rdma_cm_port
 LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
 TARGS=(--addr "$TGT_IP4" --port "$RDMA_CM_PORT" --ini "$INI_ID" --tgt "$GUID$GUID" --timeout "$HOSTILE_TIMEOUT_MS" --block-lun 2)
