@@ -24,7 +24,8 @@ KVER=${KVER:-$(resolve_kver)}
 # Guest packages (debootstrap --include). Part of the image hash.
 GUEST_PKGS="kmod iproute2 rdma-core ibverbs-utils rdmacm-utils perftest srptools
 targetcli-fb python3-rtslib-fb dbus sg3-utils lsscsi fio e2fsprogs xfsprogs
-util-linux procps multipath-tools python3 tar"
+util-linux procps multipath-tools python3 tar
+psmisc lsof gawk bsdextrautils"
 SUITE=${SUITE:-bookworm}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 

@@ -17,7 +17,7 @@ BENCH_B ?= port
 VM_SCENARIOS ?= e2e configfs twohost
 VM_ENV = ROOT=$(ROOT) KVER=$(KVER)
 
-.PHONY: vm-image vm-check vm-selftest bench demo
+.PHONY: vm-image vm-check vm-selftest bench demo blktests-srp
 
 vm-image:
 	$(VM_ENV) $(VM_DIR)/build-image.sh
@@ -37,3 +37,10 @@ demo:
 	@$(VM_ENV) SRPT=$(DEMO_SRPT) $(VM_DIR)/run.sh demo; rc=$$?; \
 	 echo "----- what the demo did (guest log) -----"; \
 	 cat $(or $(VM_ARTIFACTS),$(ROOT)/build/vm-artifacts)/$(DEMO_SRPT)/demo/log 2>/dev/null; exit $$rc
+
+# The public blktests srp group in one guest (tests/vm/blktests.sh,
+# docs/blktests-srp.md): BLKTESTS=/path/to/a/blktests/checkout (outside this
+# repository), SRPT=intree|port as for vm-check.
+blktests-srp:
+	@test -n "$(BLKTESTS)" || { echo "usage: make blktests-srp BLKTESTS=/path/to/blktests [SRPT=port|intree]"; exit 2; }
+	$(VM_ENV) SRPT=$(SRPT) $(VM_DIR)/blktests.sh $(BLKTESTS)
