@@ -18,7 +18,7 @@ suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port}
 # port-removal also runs on the in-tree driver: its rmmod-with-a-live-session
 # and slab-baseline checks assert the same outcome for both drivers.
 INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost port-removal}
-PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e integrity port-datapath port-removal port-srq hostile}
+PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e integrity multipath port-datapath port-removal port-srq hostile}
 # Per guest. hostile runs every case in one guest (~15 min under TCG on a
 # loaded 2-core machine), controlpath configures two drivers with targetcli
 # (~7 min): leave room, a hang still ends.

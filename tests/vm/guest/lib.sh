@@ -209,7 +209,7 @@ srp_login() {
 	for h in $(srp_hosts); do echo "$before" | grep -qx "$h" || SRP_HOST=$h; done
 	[ -n "$SRP_HOST" ] || fail "login succeeded but no new ib_srp SCSI host"
 	local hn=${SRP_HOST#host}
-	wait_for 20 "luns" sh -c "[ \$(ls -d /sys/class/scsi_device/$hn:*/device/block/* 2>/dev/null | wc -l) -ge $nluns ]" ||
+	wait_for 60 "luns" sh -c "[ \$(ls -d /sys/class/scsi_device/$hn:*/device/block/* 2>/dev/null | wc -l) -ge $nluns ]" ||
 		fail "LUNs did not appear on $SRP_HOST: $(ls /sys/class/scsi_device/)"
 	DEV_LUN0=/dev/$(ls /sys/class/scsi_device/$hn:0:0:0/device/block/)
 	DEV_LUN1=/dev/$(ls /sys/class/scsi_device/$hn:0:0:1/device/block/ 2>/dev/null)
