@@ -29,8 +29,11 @@ integ_backstores() {
 	for b in "$@"; do
 		case $b in
 		nullb)
+			# max_sectors: null_blk's default (255 sectors) would make LIO
+			# announce a 124 KiB maximum transfer, and every large
+			# request would reach the target split.
 			run "modprobe null_blk" modprobe null_blk nr_devices=1 memory_backed=1 \
-				gb=1 bs=512 queue_mode=2 irqmode=1
+				gb=1 bs=512 queue_mode=2 irqmode=1 max_sectors=16384
 			BACKING[nullb]=/dev/nullb0
 			echo "/backstores/block create name=nullb dev=/dev/nullb0" >>"$tc" ;;
 		sdebug)
@@ -121,8 +124,18 @@ integ_map_devs() {
 		wait_for 10 "/dev/$d" test -b "/dev/$d" || fail "no /dev/$d"
 	done
 	for b in "${INTEG_BACKENDS[@]}"; do printf '%s=%s ' "$b" "${DEV_OF[$b]}"; done; echo
-	local q; q=/sys/block/$(basename "${DEV_OF[${INTEG_BACKENDS[0]}]}")/queue
-	echo "initiator queue: max_sectors_kb=$(cat $q/max_sectors_kb) max_segments=$(cat $q/max_segments) nr_requests=$(cat $q/nr_requests)"
+	# The block layer's soft limit (max_sectors_kb) is raised to what the
+	# SCSI host allows, so that large requests reach the target as large
+	# commands (ib_srp's own limit follows max_sect and its registration).
+	local q
+	for b in "${INTEG_BACKENDS[@]}"; do
+		q=/sys/block/$(basename "${DEV_OF[$b]}")/queue
+		cat "$q/max_hw_sectors_kb" >"$q/max_sectors_kb" 2>/dev/null
+	done
+	for b in "${INTEG_BACKENDS[@]}"; do
+		q=/sys/block/$(basename "${DEV_OF[$b]}")/queue
+		echo "initiator queue $b: max_sectors_kb=$(cat $q/max_sectors_kb) (hw $(cat $q/max_hw_sectors_kb)) max_segments=$(cat $q/max_segments) nr_requests=$(cat $q/nr_requests)"
+	done
 }
 
 # Shapes ------------------------------------------------------------------
