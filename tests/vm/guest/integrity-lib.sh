@@ -130,7 +130,10 @@ integ_map_devs() {
 	local q
 	for b in "${INTEG_BACKENDS[@]}"; do
 		q=/sys/block/$(basename "${DEV_OF[$b]}")/queue
-		cat "$q/max_hw_sectors_kb" >"$q/max_sectors_kb" 2>/dev/null
+		# the largest the device's own limit (not shown in sysfs) takes
+		for kb in $(cat "$q/max_hw_sectors_kb") 32768 16384 8192 4096 2048; do
+			echo "$kb" >"$q/max_sectors_kb" 2>/dev/null && break
+		done
 	done
 	for b in "${INTEG_BACKENDS[@]}"; do
 		q=/sys/block/$(basename "${DEV_OF[$b]}")/queue
