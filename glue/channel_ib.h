@@ -34,12 +34,11 @@ struct srpt_glue_rw {
 	struct rdma_rw_ctx rw;
 	/*
 	 * Single descriptor: the command's data list itself. Several: a view
-	 * (own array, kfree'd) over the descriptor's bytes of the command's
-	 * one data list (struct srpt_glue_send.data_sg).
+	 * over the descriptor's bytes of that list, entries of the command's
+	 * view array (struct srpt_glue_send.views).
 	 */
 	struct scatterlist *sg;
-	bool view;
-	unsigned int nents;    /* entries allocated in sg */
+	unsigned int nents;    /* entries of sg */
 	unsigned int rw_nents; /* entries the rw context maps; 0: none */
 	u64 va;                /* the descriptor */
 	u32 key;
@@ -65,8 +64,9 @@ struct srpt_glue_send {
 	struct srpt_glue_rw *rw;   /* s_rw or an array of n_rw */
 	struct scatterlist *sg;    /* what the target core gets */
 	u32 sg_cnt;
-	struct scatterlist *data_sg; /* several descriptors: one list, pages */
+	struct scatterlist *data_sg; /* the data as whole pages, for LIO */
 	unsigned int data_nents;
+	struct scatterlist *views; /* several descriptors: all their views */
 	u32 desc_len;              /* bytes all descriptors offer */
 	u32 n_rw;
 	u32 n_rdma;                /* WRs of all rw contexts */

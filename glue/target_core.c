@@ -64,37 +64,43 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 		if (ctx->rw_nents)
 			rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num,
 					    ctx->sg, ctx->rw_nents, s->rw_dir);
-		if (ctx->view)
-			kfree(ctx->sg);
-		else
-			target_free_sgl(ctx->sg, ctx->nents);
 	}
-	/* After the views: they were DMA-mapped over its pages. */
+	/* The views before the pages they were DMA-mapped over. */
+	kfree(s->views);
+	s->views = NULL;
 	if (s->data_sg)
 		target_free_sgl(s->data_sg, s->data_nents);
 	s->data_sg = NULL;
 	s->data_nents = 0;
-	if (s->rw && s->rw != &s->s_rw)
+	if (s->rw != &s->s_rw)
 		kfree(s->rw);
 	s->rw = NULL;
 	s->n_rw = 0;
 	s->n_rdma = 0;
 }
 
+static u32 srpt_desc_len(const u8 *desc, u32 i)
+{
+	return get_unaligned_be32(desc + 16 * i + 12);
+}
+
+/* Entries a view of @len bytes from byte @off of a page list needs. */
+static unsigned int srpt_view_nents(u32 off, u32 len)
+{
+	return DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
+}
+
 /*
- * A scatterlist over bytes [@off, @off + @len) of @data, a list of whole
- * pages as target_alloc_sgl() makes them (entry i is page i).
+ * Fills @view with a scatterlist over bytes [@off, @off + @len) of @data,
+ * a list of whole pages as target_alloc_sgl() makes them (entry i is page
+ * i). Returns the entries used: srpt_view_nents(@off, @len).
  */
-static struct scatterlist *srpt_sg_view(struct scatterlist *data, u32 off,
-					u32 len, unsigned int *nents)
+static unsigned int srpt_sg_view(struct scatterlist *view,
+				 struct scatterlist *data, u32 off, u32 len)
 {
 	unsigned int first = off >> PAGE_SHIFT, pg_off = offset_in_page(off);
-	unsigned int n = DIV_ROUND_UP(pg_off + len, PAGE_SIZE), i;
-	struct scatterlist *view;
+	unsigned int n = srpt_view_nents(off, len), i;
 
-	view = kmalloc_array(n, sizeof(*view), GFP_KERNEL);
-	if (!view)
-		return NULL;
 	sg_init_table(view, n);
 	for (i = 0; i < n; i++) {
 		u32 l = min_t(u32, len, PAGE_SIZE - pg_off);
@@ -103,8 +109,7 @@ static struct scatterlist *srpt_sg_view(struct scatterlist *data, u32 off,
 		len -= l;
 		pg_off = 0;
 	}
-	*nents = n;
-	return view;
+	return n;
 }
 
 /*
@@ -113,57 +118,62 @@ static struct scatterlist *srpt_sg_view(struct scatterlist *data, u32 off,
  * (iblock) turns list entries into bio segments as they are, and block
  * drivers take segments in whole sectors, so an entry ending inside a
  * sector (a descriptor of 1000 bytes, say) would misplace the data. The
- * in-tree driver chains one list per descriptor and has that hole. With
- * several descriptors each rw context therefore maps a view over its part
- * of the one list.
+ * in-tree driver chains one list per descriptor and has that hole. A
+ * single descriptor maps the list itself; with several, each rw context
+ * maps a view over its bytes of the list, all views in one array.
  */
 static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
-			 const u8 *desc, u32 n, struct scatterlist **sg,
-			 u32 *sg_cnt)
+			 const u8 *desc, u32 n)
 {
 	u64 total = 0;
-	u32 i, off = 0;
+	unsigned int n_views = 0;
+	u32 i;
 	int ret;
 
 	/* The parser bounded the sum by the channel's maximum transfer. */
-	for (i = 0; i < n; i++)
-		total += get_unaligned_be32(desc + 16 * i + 12);
+	for (i = 0; i < n; i++) {
+		n_views += srpt_view_nents(total, srpt_desc_len(desc, i));
+		total += srpt_desc_len(desc, i);
+	}
 	if (WARN_ON_ONCE(total > U32_MAX))
 		return -EINVAL;
+	ret = target_alloc_sgl(&s->data_sg, &s->data_nents, total, false,
+			       false);
+	if (ret)
+		return ret;
 	if (n == 1) {
 		memset(&s->s_rw, 0, sizeof(s->s_rw));
 		s->rw = &s->s_rw;
+		s->rw->sg = s->data_sg;
+		s->rw->nents = s->data_nents;
 	} else {
-		s->rw = kcalloc(n, sizeof(*s->rw), GFP_KERNEL);
-		if (!s->rw)
-			return -ENOMEM;
-		ret = target_alloc_sgl(&s->data_sg, &s->data_nents, total,
-				       false, false);
-		if (ret)
-			goto unwind;
-	}
-	for (i = 0; i < n; i++, desc += 16) {
-		struct srpt_glue_rw *ctx = &s->rw[i];
-		u64 va = get_unaligned_be64(desc);
-		u32 key = get_unaligned_be32(desc + 8);
-		u32 len = get_unaligned_be32(desc + 12);
+		struct scatterlist *view;
+		u32 off = 0;
 
-		if (n == 1) {
-			ret = target_alloc_sgl(&ctx->sg, &ctx->nents, len,
-					       false, false);
-			if (ret)
-				goto unwind;
-		} else {
-			ctx->sg = srpt_sg_view(s->data_sg, off, len,
-					       &ctx->nents);
-			if (!ctx->sg) {
-				ret = -ENOMEM;
-				goto unwind;
-			}
-			ctx->view = true;
+		s->rw = kcalloc(n, sizeof(*s->rw), GFP_KERNEL);
+		s->views = kmalloc_array(n_views, sizeof(*s->views),
+					 GFP_KERNEL);
+		if (!s->rw || !s->views) {
+			ret = -ENOMEM;
+			goto unwind;
 		}
-		/* Counted now: srpt_glue_free_rw() frees its list. */
-		s->n_rw++;
+		for (i = 0, view = s->views; i < n; i++) {
+			struct srpt_glue_rw *ctx = &s->rw[i];
+			u32 len = srpt_desc_len(desc, i);
+
+			ctx->sg = view;
+			ctx->nents = srpt_sg_view(view, s->data_sg, off, len);
+			view += ctx->nents;
+			off += len;
+		}
+	}
+	/* Every context is counted: srpt_glue_free_rw() skips unmapped ones. */
+	s->n_rw = n;
+	for (i = 0; i < n; i++) {
+		struct srpt_glue_rw *ctx = &s->rw[i];
+		u64 va = get_unaligned_be64(desc + 16 * i);
+		u32 key = get_unaligned_be32(desc + 16 * i + 8);
+
 		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
 				       ctx->nents, 0, va, key, s->rw_dir);
 		if (ret < 0)
@@ -172,19 +182,11 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 		ctx->rw_nents = ctx->nents;
 		ctx->va = va;
 		ctx->key = key;
-		ctx->len = len;
-		off += len;
+		ctx->len = srpt_desc_len(desc, i);
 	}
 	s->desc_len = total;
-	if (n == 1) {
-		*sg = s->rw[0].sg;
-		*sg_cnt = s->rw[0].nents;
-	} else {
-		*sg = s->data_sg;
-		*sg_cnt = s->data_nents;
-	}
-	s->sg = *sg;
-	s->sg_cnt = *sg_cnt;
+	s->sg = s->data_sg;
+	s->sg_cnt = s->data_nents;
 	return 0;
 
 unwind:
@@ -217,7 +219,7 @@ static int srpt_clamp_data_in(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 		ctx->rw_nents = 0;
 		if (!want)
 			continue;
-		/* The entries of one context are one array (chained after). */
+		/* The entries of one context are one flat array. */
 		for (j = 0, left = want; j < ctx->nents && left; j++) {
 			if (ctx->sg[j].length > left)
 				ctx->sg[j].length = left;
@@ -263,6 +265,7 @@ static void srpt_reset_send(struct srpt_glue_send *s, u64 tag, u8 dir)
 	s->sg_cnt = 0;
 	s->data_sg = NULL;
 	s->data_nents = 0;
+	s->views = NULL;
 	s->desc_len = 0;
 }
 
@@ -296,9 +299,11 @@ int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
 		sg_cnt = 1;
 		s->imm = true;
 	} else if (c->n_desc && dir != DMA_NONE) {
-		ret = srpt_alloc_rw(ch, s, c->desc, c->n_desc, &sg, &sg_cnt);
+		ret = srpt_alloc_rw(ch, s, c->desc, c->n_desc);
 		if (ret)
 			return ret;
+		sg = s->sg;
+		sg_cnt = s->sg_cnt;
 	}
 	ret = target_init_cmd(&s->cmd, ch->sess, s->sense, c->lun, c->data_len,
 			      srpt_tcm_task_attr(c->task_attr), dir,

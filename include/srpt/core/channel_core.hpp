@@ -428,7 +428,7 @@ public:
 		IuClass cls;
 		if (ok) {
 			r.byte_len_ =
-			    byte_len <= r.buf_size_ ? byte_len : r.buf_size_;
+			    byte_len <= r.buf_size() ? byte_len : r.buf_size();
 			cls = env_.ClassifyIu(r);
 		}
 		SpinLockGuard guard(lock_);

@@ -90,35 +90,49 @@ struct IuClass {
 	bool keeps_buffer = false;
 };
 
-class RecvCtx
+/*
+ * What every I/O context has: its place in the ring, its buffer, and the
+ * glue's per-context data. The ring owns the buffer's allocation (mem()),
+ * which may start before buf() when the ring aligns its buffers.
+ */
+class IoctxSlot
 {
 public:
-	RecvCtx() = default;
-	RecvCtx(const RecvCtx &) = delete;
-	RecvCtx &operator=(const RecvCtx &) = delete;
+	IoctxSlot(const IoctxSlot &) = delete;
+	IoctxSlot &operator=(const IoctxSlot &) = delete;
 
 	uint32_t index() const { return index_; }
 	uint8_t *buf() { return buf_; }
 	const uint8_t *buf() const { return buf_; }
 	uint32_t buf_size() const { return buf_size_; }
-	/* Bytes the HCA wrote for the last IU (wc->byte_len). */
-	uint32_t byte_len() const { return byte_len_; }
-	RecvState state() const { return state_; }
-	IuClass iu_class() const { return class_; }
 
 	void *glue_data() const { return glue_; }
 	void set_glue_data(void *p) { glue_ = p; }
 
-	/* Ring setup only: @buf lies inside the allocation @mem. */
-	void InitSlot(uint32_t index, void *mem, uint8_t *buf,
-		      uint32_t buf_size)
-	{
-		index_ = index;
-		mem_ = mem;
-		buf_ = buf;
-		buf_size_ = buf_size;
-	}
-	void *mem() const { return mem_; }
+protected:
+	IoctxSlot() = default;
+	~IoctxSlot() = default;
+
+private:
+	template <typename Ctx>
+	friend class IoctxRing;
+
+	uint8_t *buf_ = nullptr;
+	void *mem_ = nullptr;
+	void *glue_ = nullptr;
+	uint32_t index_ = 0;
+	uint32_t buf_size_ = 0;
+};
+
+class RecvCtx : public IoctxSlot
+{
+public:
+	RecvCtx() = default;
+
+	/* Bytes the HCA wrote for the last IU (wc->byte_len). */
+	uint32_t byte_len() const { return byte_len_; }
+	RecvState state() const { return state_; }
+	IuClass iu_class() const { return class_; }
 
 	ListNode wait_node;
 
@@ -128,26 +142,16 @@ private:
 	template <typename PostFn>
 	friend Status PostIdleReceives(IoctxRing<RecvCtx> &ring, PostFn &&post);
 
-	uint8_t *buf_ = nullptr;
-	void *mem_ = nullptr;
-	void *glue_ = nullptr;
-	uint32_t index_ = 0;
-	uint32_t buf_size_ = 0;
 	uint32_t byte_len_ = 0;
 	RecvState state_ = RecvState::kIdle;
 	IuClass class_;
 };
 
-class SendCtx
+class SendCtx : public IoctxSlot
 {
 public:
 	SendCtx() = default;
-	SendCtx(const SendCtx &) = delete;
-	SendCtx &operator=(const SendCtx &) = delete;
 
-	uint32_t index() const { return index_; }
-	uint8_t *buf() { return buf_; }
-	uint32_t buf_size() const { return buf_size_; }
 	CmdState state() const { return state_.state(); }
 	/* Receive context whose buffer the command still reads, or nullptr. */
 	RecvCtx *recv() const { return recv_; }
@@ -155,19 +159,6 @@ public:
 	 */
 	uint32_t posted_wrs() const { return posted_wrs_; }
 	bool holds_credit() const { return holds_credit_; }
-
-	void *glue_data() const { return glue_; }
-	void set_glue_data(void *p) { glue_ = p; }
-
-	void InitSlot(uint32_t index, void *mem, uint8_t *buf,
-		      uint32_t buf_size)
-	{
-		index_ = index;
-		mem_ = mem;
-		buf_ = buf;
-		buf_size_ = buf_size;
-	}
-	void *mem() const { return mem_; }
 
 	void SetStateObserver(CmdStateMachine::Observer obs, void *cookie)
 	{
@@ -182,13 +173,8 @@ private:
 	friend class SendCtxPool;
 
 	CmdStateMachine state_;
-	uint8_t *buf_ = nullptr;
-	void *mem_ = nullptr;
-	void *glue_ = nullptr;
 	RecvCtx *recv_ = nullptr;
 	SendCtx *next_free_ = nullptr;
-	uint32_t index_ = 0;
-	uint32_t buf_size_ = 0;
 	uint32_t posted_wrs_ = 0;
 	uint32_t deferred_n_rdma_ = 0;
 	bool holds_credit_ = false;
@@ -270,8 +256,11 @@ public:
 				Destroy();
 				return Status::kNoMemory;
 			}
-			ctxs_[i].InitSlot(i, mem, mem + PadFor(mem, align),
-					  buf_size);
+			IoctxSlot &slot = ctxs_[i];
+			slot.index_ = i;
+			slot.mem_ = mem;
+			slot.buf_ = mem + PadFor(mem, align);
+			slot.buf_size_ = buf_size;
 		}
 		return Status::kOk;
 	}
@@ -294,7 +283,7 @@ public:
 		if (!ctxs_)
 			return;
 		for (uint32_t i = 0; i < count_; i++) {
-			Free(ctxs_[i].mem());
+			Free(static_cast<IoctxSlot &>(ctxs_[i]).mem_);
 			ctxs_[i].~Ctx();
 		}
 		FreeLarge(ctxs_); /* kvfree: also right for kmalloc'ed */
