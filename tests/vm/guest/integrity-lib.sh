@@ -29,11 +29,7 @@ integ_backstores() {
 	for b in "$@"; do
 		case $b in
 		nullb)
-			# max_sectors: null_blk's default (255 sectors) would make LIO
-			# announce a 124 KiB maximum transfer, and every large
-			# request would reach the target split.
-			run "modprobe null_blk" modprobe null_blk nr_devices=1 memory_backed=1 \
-				gb=1 bs=512 queue_mode=2 irqmode=1 max_sectors=16384
+			load_nullb
 			BACKING[nullb]=/dev/nullb0
 			echo "/backstores/block create name=nullb dev=/dev/nullb0" >>"$tc" ;;
 		sdebug)
@@ -86,12 +82,16 @@ integ_backstores() {
 	ok "backstores: $*"
 }
 
-# integ_target PORT_GID_HEX ACL_HEX: one TPG, one LUN per backend, in order.
+# integ_target PORT_GID_HEX ACL_HEX [replace]: one TPG, one LUN per backend,
+# in order. With "replace", a port of that name left in configfs (its
+# device was removed and added again) is deleted first, in the same
+# targetcli run.
 integ_target() {
 	local port=$1 acl=$2 tc=/tmp/integ-tgt.txt i=0 b
 	local tpg=$SRPT_CFG/0x$port/tpgt_1
 	{
 		echo "set global auto_cd_after_create=false"
+		[ "${3:-}" = replace ] && [ -d "$SRPT_CFG/0x$port" ] && echo "/srpt delete ib.$port"
 		echo "/srpt create ib.$port"
 		for b in "${INTEG_BACKENDS[@]}"; do
 			case $b in

@@ -43,6 +43,17 @@ wait_for() {
 	return 0
 }
 
+# load_nullb: /dev/nullb0, the block device iblock LUNs sit on: 1 GiB,
+# memory-backed (keeps what is written), 512-byte blocks, completing from
+# softirq like a real disk's interrupt. max_sectors: null_blk's default (255
+# sectors) would make LIO announce a 124 KiB maximum transfer, and every
+# large request would reach the target split.
+load_nullb() {
+	run "modprobe null_blk" modprobe null_blk nr_devices=1 memory_backed=1 \
+		gb=1 bs=512 queue_mode=2 irqmode=1 max_sectors=16384
+	wait_for 10 "/dev/nullb0" test -b /dev/nullb0 || fail "no /dev/nullb0 after modprobe null_blk"
+}
+
 gid_hex() { # gid_hex DEV [IDX]: 32 lowercase hex digits of a GID
 	tr -d ':\n' <"/sys/class/infiniband/$1/ports/1/gids/${2:-0}"
 }

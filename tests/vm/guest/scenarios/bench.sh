@@ -23,7 +23,7 @@ modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
 step "shared backstores: rd_mcp (${RD_MB}M) and iblock on a memory-backed null_blk"
 targetcli /backstores/ramdisk create name=rd0 size=${RD_MB}M >/dev/null 2>&1
 [ -n "$(ls -d $CFG/core/rd_mcp_*/rd0 2>/dev/null)" ] || fail "no rd_mcp backstore"
-modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || fail "modprobe null_blk"
+load_nullb
 # Every page the jobs touch exists: reads of a page never written would take
 # null_blk's shortcut (zero fill) instead of a copy.
 dd if=/dev/zero of=/dev/nullb0 bs=1M count="$RD_MB" oflag=direct status=none || fail "prefill nullb0"

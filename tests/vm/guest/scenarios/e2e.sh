@@ -11,7 +11,7 @@ echo "target port ib.$TGT_PORT, initiator id 0x$INI_ID, service guid $GUID"
 # LUN 2: iblock on a memory-backed null_blk, the kind of LUN most
 # deployments export (completes asynchronously, takes the data as bio
 # segments: docs/data-integrity.md).
-run "modprobe null_blk" modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512
+load_nullb
 TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
 set_rdma_cm_port
 

@@ -40,7 +40,7 @@ INI_ID=$(gid_hex rxe1)
 GUID=$(srpt_guid rxe0)
 # LUN 2: iblock on a memory-backed null_blk, for the cases whose damage
 # only a block device shows (--block-lun: odd_split_*).
-modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 || fail "modprobe null_blk"
+load_nullb
 TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
 set_rdma_cm_port
 LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"

@@ -517,27 +517,9 @@ for i in $(seq 1 "$MP_LINKDEL_LOOPS"); do
 		echo "login before re-creating the port: refused ($(cat /tmp/probe.err))" | tee -a "$OUT/linkdel-configfs.txt"
 	fi
 	dmesg | grep -iE 'srpt|ib_srp' | tail -5 >>"$OUT/linkdel-configfs.txt"
-	# The port of the old device is made again for the new one, in one
-	# targetcli run (what integ_target does, preceded by the delete).
+	# The port of the old device is made again for the new one.
 	t2=$(now)
-	{
-		echo "set global auto_cd_after_create=false"
-		[ -d "$SRPT_CFG/0x$GID0" ] && echo "/srpt delete ib.$GID0"
-		echo "/srpt create ib.$GID0"
-		for b in $BACKENDS; do
-			case $b in nullb) echo "/srpt/ib.$GID0/luns create /backstores/block/$b" ;;
-			filebuf) echo "/srpt/ib.$GID0/luns create /backstores/fileio/$b" ;; esac
-		done
-		echo "/srpt/ib.$GID0/acls create ib.$GID0"
-		echo exit
-	} >/tmp/tc-recreate.txt
-	targetcli </tmp/tc-recreate.txt >/tmp/tc-recreate.out 2>&1
-	cat /tmp/tc-recreate.out
-	tpg=$SRPT_CFG/0x$GID0/tpgt_1
-	[ "$(cat "$tpg/enable" 2>/dev/null)" = 1 ] || fail "linkdel $i: re-created $tpg not enabled"
-	for b in $BACKENDS; do
-		[ -d "$tpg/acls/0x$GID0/lun_${LUN_OF[$b]}" ] || fail "linkdel $i: LUN ${LUN_OF[$b]} ($b) not mapped in the re-created ACL"
-	done
+	integ_target "$GID0" "$GID0" replace
 	[ "$(cat "$SRPT_CFG/discovery_auth/rdma_cm_port")" = "$RDMA_CM_PORT" ] || set_rdma_cm_port
 	recreate=$(since "$t2")
 	ok "linkdel $i: port ib.$GID0 re-created (${recreate}s)"
