@@ -16,6 +16,7 @@
 #include <srpt/core_api.h>
 #include <srpt/datapath.h>
 #include "../glue/glue.h"
+#include "../glue/kcompat.h"
 
 /* configfs <port>/ : a port in GUID or GID form. */
 struct srpt_fabric_port {
@@ -324,6 +325,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tfc_discovery_attrs = srpt_da_attrs,
 	.tfc_wwn_attrs = srpt_wwn_attrs,
 	.tfc_tpg_attrib_attrs = srpt_tpg_attrib_attrs,
+	SRPT_FABRIC_SUBMIT_OPS
 };
 
 int srpt_fabric_register(void)

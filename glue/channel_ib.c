@@ -15,6 +15,7 @@
 
 #include "channel_ib.h"
 #include "glue.h"
+#include "kcompat.h"
 
 #define SRPT_MIN_SQ_SIZE 16
 
@@ -96,6 +97,7 @@ static void srpt_qp_event(struct ib_event *event, void *ctx)
 		ch->cm->notify(ch, event->event);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
+		complete(&ch->last_wqe);
 		break;
 	default:
 		pr_err("ib_srpt: QP event %s (%d)\n",
@@ -136,6 +138,7 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	ch->n_recv = args->n_recv;
 	ch->n_send = args->n_send;
 	ch->zlw_cqe.done = srpt_zlw_done;
+	init_completion(&ch->last_wqe);
 	ch->recv = kvcalloc(args->n_recv, sizeof(*ch->recv), GFP_KERNEL);
 	ch->send = kvcalloc(args->n_send, sizeof(*ch->send), GFP_KERNEL);
 	ret = -ENOMEM;
@@ -243,6 +246,33 @@ int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 	return 0;
 }
 
+/*
+ * ib_drain_qp() for a QP without SRQ. With an SRQ, see kcompat.h: QP to
+ * ERR, the last-WQE event where the core promises one (it is latched:
+ * the QP may have reached ERR long before), then a send-queue drain whose
+ * completion follows every completion of this QP on the shared CQ; the
+ * pool's poller runs them all, never this thread.
+ */
+static void srpt_drain_qp(struct srpt_dp_ch *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	if (!ch->qp->srq) {
+		ib_drain_qp(ch->qp);
+		return;
+	}
+	ret = ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+	if (ret)
+		pr_warn("ib_srpt: moving QP %u to ERR failed: %d\n",
+			ch->qp->qp_num, ret);
+	if (SRPT_SRQ_LAST_WQE_EVENT && !ret &&
+	    !wait_for_completion_timeout(&ch->last_wqe, 60 * HZ))
+		pr_warn("ib_srpt: no last-WQE event for QP %u in 60 s\n",
+			ch->qp->qp_num);
+	ib_drain_sq(ch->qp);
+}
+
 void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 {
 	struct ib_device *dev = srpt_ch_dev(ch);
@@ -254,7 +284,7 @@ void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 		ch->cm->destroy_id(ch);
 	if (ch->qp) {
 		/* Every posted WR completes before the QP goes. */
-		ib_drain_qp(ch->qp);
+		srpt_drain_qp(ch);
 		ch->cm->destroy_qp(ch);
 		ch->qp = NULL;
 		ib_cq_pool_put(ch->cq, ch->cq_size);

@@ -10,6 +10,7 @@
 #ifndef SRPT_GLUE_CHANNEL_IB_H
 #define SRPT_GLUE_CHANNEL_IB_H
 
+#include <linux/completion.h>
 #include <linux/scatterlist.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
@@ -125,6 +126,7 @@ struct srpt_dp_ch {
 	u32 cq_size;
 	u32 port_num;
 	struct ib_cqe zlw_cqe;
+	struct completion last_wqe; /* SRQ QPs: IB_EVENT_QP_LAST_WQE_REACHED */
 	struct se_session *sess;
 	u32 n_recv;
 	u32 n_send;

@@ -6,13 +6,13 @@
  * which recovers the send context with container_of and calls the core.
  */
 #include <linux/slab.h>
-#include <asm/unaligned.h>
 #include <scsi/scsi_proto.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
 #include "channel_ib.h"
 #include "glue.h"
+#include "kcompat.h"
 
 static struct srpt_glue_send *srpt_send_of(struct se_cmd *cmd)
 {

@@ -5,8 +5,12 @@
 # objtool keep working for .cpp files. See docs/build.md for why each flag
 # is here.
 
-# Debian's headers build with gcc-12: use the g++ of the same release.
-CXX_KERNEL ?= $(patsubst %gcc,%g++,$(patsubst gcc-%,g++-%,$(CC)))
+# The g++ of the kernel's gcc: Debian's 6.1 headers say CC=gcc-12 (g++-12),
+# its 6.12 headers x86_64-linux-gnu-gcc-12 (x86_64-linux-gnu-g++-12).
+CXX_KERNEL ?= $(patsubst %gcc,%g++,$(subst gcc-,g++-,$(CC)))
+ifeq ($(CXX_KERNEL),$(CC))
+$(error cannot derive a C++ compiler from CC=$(CC): set CXX_KERNEL)
+endif
 
 srpt-gcc-include := $(shell $(CXX_KERNEL) -print-file-name=include)
 srpt-gcc-version := $(shell $(CXX_KERNEL) -dumpversion)
@@ -21,7 +25,7 @@ srpt-cxx-remove := -std=gnu11 -std=gnu89 \
 	-Wold-style-declaration -Wnested-externs -Wbad-function-cast \
 	-Wdeclaration-after-statement -Wimplicit -Wint-conversion \
 	-Wdiscarded-qualifiers -Wmissing-parameter-type \
-	-Werror=incompatible-pointer-types
+	-Werror=incompatible-pointer-types -Wno-override-init
 
 # No kernel include path reaches C++: only GCC's freestanding headers, the
 # header-only part of libstdc++ (with a stub features.h) and our own.
@@ -34,6 +38,19 @@ srpt-cxx-flags := -std=gnu++20 -nostdinc -nostdinc++ \
 	-fno-use-cxa-atexit -fcheck-new -fno-gnu-unique \
 	-Wall -Wextra -Werror -Wno-missing-field-initializers \
 	-I$(src)/include -I$(obj)/generated
+
+# Module BTF: pahole (1.24 in Debian 12) cannot encode C++ DWARF and the
+# kernel then deletes the .ko. Our build (scripts/build-module.sh) turns
+# module BTF off for this module and keeps full DWARF, so C++ frames
+# decode to file:line. A plain `make -C $KDIR M=...` (or DKMS) keeps the
+# kernel's module BTF, which is only generated when the headers ship a
+# vmlinux (6.12 does, 6.1 does not): then the C++ objects get no debug
+# info, so the .ko still builds. docs/build.md, "Debug info and BTF".
+ifneq ($(CONFIG_DEBUG_INFO_BTF_MODULES),)
+ifneq ($(wildcard $(objtree)/vmlinux),)
+srpt-cxx-flags += -g0
+endif
+endif
 
 cxx_flags = -Wp,-MMD,$(depfile) \
 	$(filter-out $(srpt-cxx-remove),$(_c_flags) $(modkern_cflags)) \

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a build, the host tests or the guest need.
 # Idempotent: packages already present are not touched, apt is only asked
-# when something is missing. Usage: install-deps.sh build|test|vm|all
+# when something is missing. Usage: install-deps.sh build|test|vm|all|kernel612
+#
+# A second kernel is an explicit opt-in, never part of `all`: Debian 12's
+# linux-headers-6.12.*+deb12-amd64 depends on the matching linux-image,
+# which apt installs and makes the default boot kernel. `kernel612` installs
+# Debian's meta-package linux-headers-6.12-amd64 (apt resolves it to the
+# newest 6.12 release of the security archive); `headers=<release>` a given
+# release (what `KVERS=... make check` asks for: README, "Supported kernels").
 set -euo pipefail
 
 build_pkgs=(make gcc-12 g++-12 linux-headers-amd64 libelf-dev binutils kmod)
 test_pkgs=(g++ clang libclang-rt-14-dev googletest libgtest-dev libgmock-dev
 	libbenchmark-dev python3)
 vm_pkgs=(qemu-system-x86 qemu-utils debootstrap busybox-static xz-utils
-	e2fsprogs cpio dpkg-dev fakeroot python3-matplotlib libibumad-dev
+	e2fsprogs cpio dpkg-dev fakeroot python3-matplotlib libibumad-dev zstd
 	librdmacm-dev libibverbs-dev)
 
 want=()
@@ -18,6 +25,8 @@ for group in "$@"; do
 	test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
 	vm) want+=("${vm_pkgs[@]}") ;;
 	all) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${vm_pkgs[@]}") ;;
+	kernel612) want+=(linux-headers-6.12-amd64) ;;
+	headers=?*) want+=("linux-headers-${group#headers=}") ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done

@@ -80,15 +80,35 @@ ko_sections=$(readelf -SW "$ko")
 ! grep -qE '\.(init_array|ctors|fini_array|dtors)' <<<"$ko_sections"
 result module-has-no-constructor-sections $? "$(readelf -SW "$ko" | grep -E 'init_array|ctors')"
 
-# objtool writes ORC unwind data: its presence in every C++ object proves
-# objtool ran on it (the kernel's stack unwinder needs it, too).
-missing=""
-for o in $(find "$top/src" -name '*.o' ! -name '*.mod.o'); do
-	o_sections=$(readelf -SW "$o")
-	grep -q '\.orc_unwind_ip' <<<"$o_sections" || missing="$missing $o"
-done
-[ -z "$missing" ]
-result cxx-objects-processed-by-objtool $? "no ORC data in:$missing"
+# objtool writes ORC unwind data: its presence for every C++ object proves
+# objtool ran on it (the kernel's stack unwinder needs it, too). Kernels
+# with IBT (Debian's 6.12) run objtool once, on the linked ib_srpt.o
+# (`objtool ... --link`): then each C++ object's largest function must have
+# ORC entries in ib_srpt.o; otherwise every C++ object carries its own.
+cxx_objs=$(find "$top/src" -name '*.o' ! -name '*.mod.o')
+link_cmd=$(cat "$top/.ib_srpt.o.cmd" 2>/dev/null || true)
+if grep -q 'objtool.* --link' <<<"$link_cmd"; then
+	grep -q 'objtool.* --orc' <<<"$link_cmd"
+	result linked-object-processed-by-objtool $? "no 'objtool --orc' in .ib_srpt.o.cmd"
+	# shellcheck disable=SC2086
+	missing=$(python3 "$top/tests/build/orc-cover.py" "$top/ib_srpt.o" $cxx_objs 2>&1)
+	[ -z "$missing" ]
+	result cxx-objects-processed-by-objtool $? "$missing"
+else
+	missing=""
+	for o in $cxx_objs; do
+		o_sections=$(readelf -SW "$o")
+		grep -q '\.orc_unwind_ip' <<<"$o_sections" || missing="$missing $o"
+	done
+	[ -z "$missing" ]
+	result cxx-objects-processed-by-objtool $? "no ORC data in:$missing"
+fi
+
+# C++ frames of a crash decode to file:line: the .ko keeps the C++ objects'
+# DWARF (module BTF is off for it, docs/build.md "Debug info and BTF").
+cxx_units=$(readelf --debug-dump=info "$ko" 2>/dev/null | grep -c 'DW_AT_name.*src/.*\.cpp' || true)
+[ "$cxx_units" -gt 0 ]
+result module-has-cxx-debug-info $? "no DWARF compilation unit of src/*.cpp in $ko"
 
 # Every indirect call through a retpoline thunk, every return a thunk.
 bad=$(objdump -d "$ko" | grep -E '^\s+[0-9a-f]+:.*\s(call|jmp)\s+\*%' | head -3)

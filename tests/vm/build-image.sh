@@ -12,7 +12,7 @@ if [ -f "$IMAGE_DIR/ok" ] && [ -z "${FORCE:-}" ]; then
 	echo "$IMAGE_DIR"; exit 0
 fi
 [ "$(id -u)" -eq 0 ] || die "building the guest image needs root (debootstrap, mkfs -d ownership)"
-for t in debootstrap busybox mkfs.ext4 cpio xz dpkg-deb apt-get qemu-system-x86_64; do
+for t in debootstrap busybox mkfs.ext4 cpio xz zstd dpkg-deb apt-get qemu-system-x86_64; do
 	command -v "$t" >/dev/null || die "missing host tool $t: run scripts/install-deps.sh vm"
 done
 [ -x /bin/busybox ] && file_busybox=/bin/busybox || file_busybox=$(command -v busybox)
@@ -40,21 +40,33 @@ dpkg-deb -x "$deb" "$TMP/kroot"
 [ -f "$TMP/kroot/boot/vmlinuz-$KVER" ] || die "no /boot/vmlinuz-$KVER in $deb"
 
 # 2. uncompressed vmlinux (boots faster than bzImage via SeaBIOS: PVH entry).
+# The bzImage payload is xz (Debian's 6.1) or zstd (6.12): python's lzma
+# for the first, the zstd CLI for the second (python 3.11 has no zstd
+# module); the zstd CLI stops at the end of the frame, before the 4-byte
+# size the kernel appends.
 "$PY" - "$TMP/kroot/boot/vmlinuz-$KVER" "$TMP/vmlinux" <<'PYEOF'
-import sys, lzma
+import sys, lzma, subprocess
 data = open(sys.argv[1], 'rb').read()
-magic = b'\xfd7zXZ\x00'
-pos = data.find(magic)
-while pos >= 0:
+
+def xz(blob):
     try:
-        out = lzma.LZMADecompressor().decompress(data[pos:])
+        return lzma.LZMADecompressor().decompress(blob)
+    except lzma.LZMAError:
+        return b''
+
+def zstd(blob):
+    r = subprocess.run(['zstd', '-dcq'], input=blob, capture_output=True)
+    return r.stdout
+
+for magic, unpack in ((b'\xfd7zXZ\x00', xz), (b'\x28\xb5\x2f\xfd', zstd)):
+    pos = data.find(magic)
+    while pos >= 0:
+        out = unpack(data[pos:])
         if out[:4] == b'\x7fELF':
             open(sys.argv[2], 'wb').write(out)
             sys.exit(0)
-    except lzma.LZMAError:
-        pass
-    pos = data.find(magic, pos + 1)
-sys.exit("no xz-compressed ELF payload found in " + sys.argv[1])
+        pos = data.find(magic, pos + 1)
+sys.exit("no xz- or zstd-compressed ELF payload found in " + sys.argv[1])
 PYEOF
 log "vmlinux: $(stat -c %s "$TMP/vmlinux") bytes"
 
