@@ -33,7 +33,7 @@ deps:
 
 # The guest targets (tests/vm/vm.mk) need the host packages and, for
 # SRPT=port, the module: added here as prerequisites, recipes live there.
-demo vm-image vm-check bench: deps
+demo vm-image vm-check bench debug-kernel check-debug: deps
 demo vm-check bench: module
 
 # ---- Host build of the C++ core (GoogleTest, ASan + UBSan) ----------------
