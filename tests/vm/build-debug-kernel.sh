@@ -19,6 +19,17 @@ set -euo pipefail
 
 DK_SRC_DIR="$VM_DIR/debug-kernel"
 JOBS=${DEBUG_KERNEL_JOBS:-2}
+# Config base (docs/debug-kernel.md):
+#   min     allnoconfig + debug-kernel/guest-min.config + Debian's values of
+#           the code-generation options (DEBIAN_CODEGEN): what the guest
+#           uses and nothing else (default; ~half the objects of "debian")
+#   debian  Debian's whole config, localmodconfig'd to guest-modules.txt,
+#           minus debug-kernel/guest-trim.config
+BASE=${DEBUG_KERNEL_BASE:-min}
+case $BASE in min|debian) ;; *) die "DEBUG_KERNEL_BASE must be min or debian, not '$BASE'";; esac
+# Options that change how every object (the port's too) is compiled or
+# behaves at run time, taken from Debian's config in the "min" base.
+DEBIAN_CODEGEN='CPU_MITIGATIONS|PREEMPT_BUILD|PREEMPT_VOLUNTARY|PREEMPT_DYNAMIC|CC_OPTIMIZE_FOR_PERFORMANCE|HZ_250|HZ|RELOCATABLE|RANDOMIZE_BASE|PAGE_TABLE_ISOLATION|SPECULATION_MITIGATIONS|RETPOLINE|RETHUNK|CPU_UNRET_ENTRY|CPU_IBPB_ENTRY|CPU_IBRS_ENTRY|CPU_SRSO|SLS|MITIGATION_[A-Z_]*|CALL_DEPTH_TRACKING|X86_KERNEL_IBT|JUMP_LABEL|STACKPROTECTOR|STACKPROTECTOR_STRONG|VMAP_STACK|STRICT_KERNEL_RWX|STRICT_MODULE_RWX|MODVERSIONS|SLAB_FREELIST_RANDOM|SLAB_FREELIST_HARDENED|SHUFFLE_PAGE_ALLOCATOR|HARDENED_USERCOPY|FORTIFY_SOURCE|INIT_STACK_ALL_ZERO|INIT_ON_ALLOC_DEFAULT_ON|SCHED_STACK_END_CHECK|BUG_ON_DATA_CORRUPTION|UNWINDER_ORC|CPU_SUP_INTEL|CPU_SUP_AMD|MAGIC_SYSRQ_DEFAULT_ENABLE|PANIC_TIMEOUT'
 
 # The source package of the headers' upstream series: 6.1.0-57-amd64 ->
 # linux-source-6.1, version pinned to linux-headers-$KVER's version.
@@ -32,14 +43,14 @@ base_config="/usr/src/linux-headers-$KVER/.config"
 
 dk_hash() {
 	{
-		echo "$KVER $src_pkg $hdr_ver"
-		cat "$base_config" "$DK_SRC_DIR/debug.config" "$DK_SRC_DIR/guest-trim.config" \
-			"$DK_SRC_DIR/guest-modules.txt" \
-			"$VM_DIR/build-debug-kernel.sh"
+		echo "$KVER $src_pkg $hdr_ver $BASE"
+		cat "$base_config" "$DK_SRC_DIR/debug.config" "$VM_DIR/build-debug-kernel.sh"
+		if [ "$BASE" = min ]; then cat "$DK_SRC_DIR/guest-min.config"
+		else cat "$DK_SRC_DIR/guest-trim.config" "$DK_SRC_DIR/guest-modules.txt"; fi
 	} | sha256sum | cut -c1-12
 }
 DK_BASE="$CACHE_BASE/debug-kernel"
-DK_DIR="$DK_BASE/$hdr_ver-$(dk_hash)"
+DK_DIR="$DK_BASE/$hdr_ver-$BASE-$(dk_hash)"
 
 if [ -f "$DK_DIR/ok" ] && [ -z "${FORCE:-}" ]; then
 	echo "$DK_DIR"; exit 0
@@ -95,18 +106,30 @@ else
 fi
 echo "$src_pkg $src_ver" >"$TMP/source"
 
-# 2. Config: Debian's, reduced to the guest's modules, plus the checkers.
-cp "$base_config" "$K/.config"
-lsmod_file="$TMP/guest.lsmod"
-{
-	echo "Module                  Size  Used by"
-	grep -v '^#' "$DK_SRC_DIR/guest-modules.txt" | awk 'NF {print $1, 0, 0}'
-} >"$lsmod_file"
+# 2. Config, then the checkers.
 kmake() { make -C "$K" -s "$@"; }
-kmake LSMOD="$lsmod_file" localmodconfig >"$TMP/localmodconfig.log" 2>&1 < <(yes '') ||
-	{ tail -20 "$TMP/localmodconfig.log" >&2; die "localmodconfig failed"; }
-"$K/scripts/kconfig/merge_config.sh" -m -O "$K" "$K/.config" \
-	"$DK_SRC_DIR/guest-trim.config" "$DK_SRC_DIR/debug.config" \
+if [ "$BASE" = min ]; then
+	seed="$TMP/allno.seed"
+	{
+		echo "# Debian's code generation ($base_config)"
+		grep -E "^CONFIG_($DEBIAN_CODEGEN)=" "$base_config"
+		cat "$DK_SRC_DIR/guest-min.config"
+	} >"$seed"
+	kmake KCONFIG_ALLCONFIG="$seed" allnoconfig >"$TMP/allnoconfig.log" 2>&1 ||
+		{ tail -20 "$TMP/allnoconfig.log" >&2; die "allnoconfig failed"; }
+	frags=("$DK_SRC_DIR/debug.config")
+else
+	cp "$base_config" "$K/.config"
+	lsmod_file="$TMP/guest.lsmod"
+	{
+		echo "Module                  Size  Used by"
+		grep -v '^#' "$DK_SRC_DIR/guest-modules.txt" | awk 'NF {print $1, 0, 0}'
+	} >"$lsmod_file"
+	kmake LSMOD="$lsmod_file" localmodconfig >"$TMP/localmodconfig.log" 2>&1 < <(yes '') ||
+		{ tail -20 "$TMP/localmodconfig.log" >&2; die "localmodconfig failed"; }
+	frags=("$DK_SRC_DIR/guest-trim.config" "$DK_SRC_DIR/debug.config")
+fi
+"$K/scripts/kconfig/merge_config.sh" -m -O "$K" "$K/.config" "${frags[@]}" \
 	>"$TMP/merge.log" 2>&1 || { tail -20 "$TMP/merge.log" >&2; die "merge_config failed"; }
 kmake olddefconfig >>"$TMP/merge.log" 2>&1
 # Lines of FRAGMENT that olddefconfig did not keep (a dependency missing
@@ -122,9 +145,14 @@ config_overridden() { # FRAGMENT -> one line per option not as asked
 		esac
 	done <"$1"
 }
-config_overridden "$DK_SRC_DIR/guest-trim.config" >"$TMP/trim-overridden.txt"
-[ -s "$TMP/trim-overridden.txt" ] &&
-	log "guest-trim: $(wc -l <"$TMP/trim-overridden.txt") option(s) kept on by dependencies (trim-overridden.txt)"
+if [ "$BASE" = min ]; then
+	bad=$(config_overridden "$DK_SRC_DIR/guest-min.config")
+	[ -z "$bad" ] || { echo "$bad" | sed 's/^/vm: config: /' >&2; die "guest-min.config did not apply (see above)"; }
+else
+	config_overridden "$DK_SRC_DIR/guest-trim.config" >"$TMP/trim-overridden.txt"
+	[ -s "$TMP/trim-overridden.txt" ] &&
+		log "guest-trim: $(wc -l <"$TMP/trim-overridden.txt") option(s) kept on by dependencies (trim-overridden.txt)"
+fi
 bad=$(config_overridden "$DK_SRC_DIR/debug.config")
 [ -z "$bad" ] || { echo "$bad" | sed 's/^/vm: config: /' >&2; die "the debug config fragment did not apply (see above)"; }
 log "config: $(grep -c '=m$' "$K/.config") modules, $(grep -c '=y$' "$K/.config") built-in options"
