@@ -37,6 +37,12 @@ if [ "$SRPT" = port ]; then
 	"$src/scripts/build-module.sh" "$DK/linux" "$out/module-build.log" ||
 		die "the port does not build cleanly against the debug kernel ($out/module-build.log)"
 	ko=$src/ib_srpt.ko
+	# KASAN adds compiler constructors to every object: cxx.mk must accept
+	# those and nothing else (tests/build/ctor-check.sh), and the module
+	# must have no C++ dynamic initializer.
+	"$top/tests/build/ctor-check.sh" "$DK/linux" >"$out/ctor-check.log" 2>&1 ||
+		{ cat "$out/ctor-check.log" >&2; die "the constructor rule fails on the debug kernel"; }
+	! nm "$ko" | grep -E ' _GLOBAL__sub_[ID]_' >&2 || die "$ko has C++ dynamic initializers"
 	vm=$(modinfo -F vermagic "$ko" | awk '{print $1}')
 	[ "$vm" = "$REL" ] || die "built module's vermagic '$vm' is not the debug kernel's $REL"
 fi
