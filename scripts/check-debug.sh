@@ -23,6 +23,9 @@ out=$top/build/debug-kernel
 mkdir -p "$out"
 
 "$top/scripts/install-deps.sh" vm debugkernel
+# The gate itself first: every checker report format must fail a scenario.
+"$VM_DIR/selftest-dmesg-gate.sh" >"$out/dmesg-gate.log" 2>&1 ||
+	{ cat "$out/dmesg-gate.log" >&2; die "the dmesg gate self-test fails"; }
 t0=$(date +%s)
 DK=$("$VM_DIR/build-debug-kernel.sh")
 REL=$(cat "$DK/release")

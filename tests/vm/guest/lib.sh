@@ -345,6 +345,7 @@ BAD_DMESG="$BAD_DMESG|KFENCE|ODEBUG|circular locking dependency|inconsistent loc
 # Lines of the checkers' own boot banners that the words above would match
 # (exact, so that a report can never be hidden by them).
 DMESG_BANNERS='^(\[ *[0-9.]+\] )?kmemleak: Kernel memory leak detector initialized \(mem pool available: [0-9]+\)$'
+DMESG_BANNERS="$DMESG_BANNERS|^(\[ *[0-9.]+\] )?rcu:[[:space:]]+RCU lockdep checking is enabled\.\$"
 dmesg_bad() { # stdin: dmesg lines -> the bad ones
 	grep -E "$BAD_DMESG" | grep -vE "$DMESG_BANNERS"
 }
