@@ -64,6 +64,7 @@ srp_disks() { # block devices of the current ib_srp hosts
 	for h in $(srp_hosts); do ls -d /sys/class/scsi_device/"${h#host}":*/device/block/* 2>/dev/null; done |
 		xargs -r -n1 basename | sed 's|^|/dev/|'
 }
+srp_disks_present() { [ -n "$(srp_disks)" ]; }
 
 fi_off
 printf 'point\trate\tinjected\tlogins_ok\tlogins_failed\tio_errors\tverify_mismatch\tverdict\n' >"$OUT/faults-results.tsv"
@@ -79,7 +80,8 @@ for fn in $POINTS; do
 			echo $(( round % 2 )) >"$ATTR" 2>/dev/null
 			if echo "$LOGIN" >"$ADD" 2>/dev/null; then
 				lok=$((lok + 1))
-				sleep 2
+				# a LUN scan that failed under injection leaves no disk
+				wait_for 30 "a disk" srp_disks_present
 				for d in $(srp_disks); do
 					[ -b "$d" ] || continue
 					fio --name=fi --filename="$d" --direct=1 --ioengine=libaio --iodepth=8 \
