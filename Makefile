@@ -33,7 +33,7 @@ deps:
 
 # The guest targets (tests/vm/vm.mk) need the host packages and, for
 # SRPT=port, the module: added here as prerequisites, recipes live there.
-demo vm-image vm-check bench: deps
+demo vm-image vm-check bench debug-kernel check-debug: deps
 demo vm-check bench: module
 
 # ---- Host build of the C++ core (GoogleTest, ASan + UBSan) ----------------
@@ -96,6 +96,8 @@ help:
 	@echo "make unit       host unit tests (GoogleTest, ASan+UBSan)"
 	@echo "make check      every test suite, ends with 'N passed, N failed'"
 	@echo "make check-integrity  the full data-integrity matrix in the guest"
+	@echo "make debug-kernel     build/reuse the KASAN+lockdep+kmemleak guest kernel"
+	@echo "make check-debug      data/control-path scenarios on it (gate before resolving such changes)"
 
 # Suites contributed by tests/: guest scenarios, fuzzing, micro-benchmarks.
 -include $(ROOT)/tests/vm/vm.mk

@@ -63,8 +63,25 @@ cxx_flags = -Wp,-MMD,$(depfile) \
 #
 # Global constructors never run in a module (no CONFIG_CONSTRUCTORS): an
 # object that needs one is rejected here rather than misbehaving at load.
+#
+# Under KASAN (the check-debug kernel; it selects CONSTRUCTORS) the compiler
+# registers each object's globals with the shadow from a function of its
+# own, _sub_I_<priority>_<n> in .init_array (and _sub_D_ in .fini_array),
+# exactly as for the kernel's C objects, and the module loader runs it. Only
+# those are accepted there: every function in .text.startup/.text.exit must
+# be such a sanitizer stub, so a C++ dynamic initializer (_GLOBAL__sub_I_*)
+# still fails the build on every kernel.
+ifdef CONFIG_KASAN
+srpt-ctor-check = $(OBJDUMP) -t $@ | \
+	awk '/[[:space:]]\.text\.(startup|exit)[[:space:]]/ && $$NF !~ /^\.text\./ {print $$NF}' | \
+	grep -vqE '^_sub_[ID]_[0-9]+_[0-9]+$$' || \
+	$(READELF) -SW $@ | grep -qE '\.(ctors|dtors)' || \
+	$(OBJDUMP) -t $@ | grep -qE '[[:space:]]_GLOBAL__sub_[ID]_'
+else
+srpt-ctor-check = $(READELF) -SW $@ | grep -qE '\.(init_array|ctors|fini_array|dtors)'
+endif
 cmd_srpt_cxx_post = ; $(OBJCOPY) --remove-section=.group $@ \
-	; if $(READELF) -SW $@ | grep -qE '\.(init_array|ctors|fini_array|dtors)'; then \
+	; if $(srpt-ctor-check); then \
 		echo "error: $@ needs global constructors or destructors (not run in modules)" >&2; \
 		rm -f $@; exit 1; fi
 

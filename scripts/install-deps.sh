@@ -17,6 +17,9 @@ test_pkgs=(g++ clang libclang-rt-14-dev googletest libgtest-dev libgmock-dev
 vm_pkgs=(qemu-system-x86 qemu-utils debootstrap busybox-static xz-utils
 	e2fsprogs cpio dpkg-dev fakeroot python3-matplotlib libibumad-dev zstd
 	librdmacm-dev libibverbs-dev)
+# the check-debug kernel (tests/vm/build-debug-kernel.sh)
+debugkernel_pkgs=(make gcc-12 bc flex bison libssl-dev libelf-dev xz-utils
+	cpio kmod linux-headers-amd64)
 
 want=()
 for group in "$@"; do
@@ -24,6 +27,7 @@ for group in "$@"; do
 	build) want+=("${build_pkgs[@]}") ;;
 	test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
 	vm) want+=("${vm_pkgs[@]}") ;;
+	debugkernel) want+=("${debugkernel_pkgs[@]}") ;;
 	all) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${vm_pkgs[@]}") ;;
 	kernel612) want+=(linux-headers-6.12-amd64) ;;
 	headers=?*) want+=("linux-headers-${group#headers=}") ;;
@@ -43,4 +47,5 @@ SUDO=
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Another apt may hold the dpkg lock on a shared machine: wait for it.
+$SUDO apt-get install -o DPkg::Lock::Timeout=900 -y -qq --no-install-recommends "${missing[@]}" >/dev/null

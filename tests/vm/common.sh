@@ -41,6 +41,14 @@ image_hash() {
 	} | sha256sum | cut -c1-16
 }
 IMAGE_DIR="$CACHE_BASE/$KVER-$(image_hash)"
+# The kernel release the guest boots: the stock KVER, or with
+# DEBUG_KERNEL_DIR=<build-debug-kernel.sh output> the check-debug kernel's
+# (run.sh then boots build-debug-image.sh's overlay instead of IMAGE_DIR).
+GUEST_KREL=$KVER
+if [ -n "${DEBUG_KERNEL_DIR:-}" ]; then
+	[ -f "$DEBUG_KERNEL_DIR/release" ] || { echo "vm: DEBUG_KERNEL_DIR=$DEBUG_KERNEL_DIR has no release file" >&2; exit 1; }
+	GUEST_KREL=$(cat "$DEBUG_KERNEL_DIR/release")
+fi
 
 log() { echo "[vm $(date +%H:%M:%S)] $*" >&2; }
 die() { echo "vm: ERROR: $*" >&2; exit 1; }

@@ -7,6 +7,9 @@
 #   SRPT_KO=path       the port's module (default $ROOT/ib_srpt.ko)
 #   VM_TIMEOUT=secs    per guest; a guest still running then is killed (600)
 #   VM_ARTIFACTS=dir   default $ROOT/build/vm-artifacts -> <dir>/<SRPT>/<scenario>/
+#   DEBUG_KERNEL_DIR=d boot the check-debug kernel built in d (build-debug-kernel.sh)
+#                      with build-debug-image.sh's overlay; SRPT_KO must be built
+#                      against it; the serial log is gated on checker reports too
 # Scenarios: e2e configfs twohost demo (any guest/scenarios/<name>.sh runs
 # in a single guest; twohost boots two guests joined by a socket network).
 set -uo pipefail
@@ -17,6 +20,10 @@ scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(e2e configfs twohost)
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+if [ -n "${DEBUG_KERNEL_DIR:-}" ]; then
+	IMAGE_DIR=$("$VM_DIR/build-debug-image.sh" "$DEBUG_KERNEL_DIR") || die "debug guest image build failed"
+	log "debug kernel $GUEST_KREL, image $IMAGE_DIR"
+fi
 
 passed=0 failed=0
 results=()
@@ -27,8 +34,8 @@ port_precheck() { # prints a reason and returns 1 if SRPT=port cannot run
 		echo "SRPT=port but the port's module $SRPT_KO does not exist (run make)"; return 1
 	fi
 	local vm; vm=$(modinfo -F vermagic "$SRPT_KO" 2>/dev/null | awk '{print $1}')
-	if [ "$vm" != "$KVER" ]; then
-		echo "SRPT=port: $SRPT_KO vermagic '$vm' does not match guest kernel $KVER"; return 1
+	if [ "$vm" != "$GUEST_KREL" ]; then
+		echo "SRPT=port: $SRPT_KO vermagic '$vm' does not match guest kernel $GUEST_KREL"; return 1
 	fi
 	return 0
 }
@@ -51,6 +58,10 @@ guest_verdict() {
 		[ "$(cat "$dir/rc")" = 124 ] && REASON="scenario timed out inside the guest; $REASON"
 	fi
 	local kre='^\[ *[0-9]+\.[0-9]{6}\] .*(Oops|BUG:|Kernel panic)'
+	# The check-debug kernel: any checker report on the console fails the
+	# scenario, whatever the scenario itself concluded.
+	[ -z "${DEBUG_KERNEL_DIR:-}" ] ||
+		kre='^\[ *[0-9]+\.[0-9]{6}\] .*(Oops|BUG:|Kernel panic|WARNING:|KASAN|KFENCE|ODEBUG:|possible circular locking dependency|inconsistent lock state|possible recursive locking|sleeping function called from invalid context|list_add corruption|list_del corruption|suspicious RCU usage|kmemleak: [0-9]+ new suspected)'
 	if grep -aqE "$kre" "$dir/serial.log" 2>/dev/null; then
 		VERDICT=FAIL
 		REASON="${REASON:+$REASON; }kernel: $(grep -aE "$kre" "$dir/serial.log" | head -1)"

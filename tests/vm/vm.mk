@@ -17,7 +17,7 @@ BENCH_B ?= port
 VM_SCENARIOS ?= e2e configfs twohost
 VM_ENV = ROOT=$(ROOT) KVER=$(KVER)
 
-.PHONY: vm-image vm-check vm-selftest bench demo blktests-srp
+.PHONY: vm-image vm-check vm-selftest bench demo blktests-srp debug-kernel check-debug
 
 vm-image:
 	$(VM_ENV) $(VM_DIR)/build-image.sh
@@ -44,3 +44,16 @@ demo:
 blktests-srp:
 	@test -n "$(BLKTESTS)" || { echo "usage: make blktests-srp BLKTESTS=/path/to/blktests [SRPT=port|intree]"; exit 2; }
 	$(VM_ENV) SRPT=$(SRPT) $(VM_DIR)/blktests.sh $(BLKTESTS)
+
+# The check-debug guest kernel (KASAN, lockdep, kmemleak, DEBUG_OBJECTS,
+# KFENCE, fault injection), cached under $(SRPT_VM_CACHE)/debug-kernel/;
+# check-debug runs the data/control-path scenarios on it with the checkers'
+# dmesg gate (docs/debug-kernel.md). DEBUG_SCENARIOS, SRPT=intree.
+debug-kernel:
+	$(VM_ENV) $(VM_DIR)/build-debug-kernel.sh
+
+# SRPT defaults to port here (vm.mk's SRPT default is intree): only an
+# SRPT given on the command line or in the environment changes it.
+check-debug:
+	$(VM_ENV) SRPT=$(if $(filter command line environment,$(origin SRPT)),$(SRPT),port) \
+		$(ROOT)/scripts/check-debug.sh

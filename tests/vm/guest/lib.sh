@@ -347,14 +347,49 @@ unload_all() {
 	ok "all scenario modules unloaded"
 }
 
-# dmesg must be clean of these.
+# dmesg must be clean of these. The second line is what the checkers of
+# the check-debug kernel print (KASAN, KFENCE, lockdep, DEBUG_OBJECTS,
+# DEBUG_LIST, might_sleep, RCU lockdep); most of them come with WARNING or
+# BUG too, named here so that none depends on the other.
 BAD_DMESG='WARNING|\bBUG\b|Oops|refcount|hung_task|blocked for more than|still waiting|leak|general protection|Call Trace|KASAN|UBSAN'
+BAD_DMESG="$BAD_DMESG|KFENCE|ODEBUG|circular locking dependency|inconsistent lock state|possible recursive locking|sleeping function called from invalid context|list_add corruption|list_del corruption|suspicious RCU usage|lockdep"
+# Lines of the checkers' own boot banners that the words above would match
+# (exact, so that a report can never be hidden by them).
+DMESG_BANNERS='^(\[ *[0-9.]+\] )?kmemleak: Kernel memory leak detector initialized \(mem pool available: [0-9]+\)$'
+DMESG_BANNERS="$DMESG_BANNERS|^(\[ *[0-9.]+\] )?rcu:[[:space:]]+RCU lockdep checking is enabled\.\$"
+dmesg_bad() { # stdin: dmesg lines -> the bad ones
+	grep -E "$BAD_DMESG" | grep -vE "$DMESG_BANNERS"
+}
 check_dmesg() {
 	step "dmesg check"
 	local bad
-	bad=$(dmesg | grep -E "$BAD_DMESG")
+	bad=$(dmesg | dmesg_bad)
 	[ -z "$bad" ] || { echo "$bad"; fail "dmesg shows $(echo "$bad" | wc -l) bad line(s): $(echo "$bad" | head -1)"; }
-	ok "dmesg clean of WARNING/BUG/Oops/refcount/hung-task/still waiting/leak"
+	ok "dmesg clean of WARNING/BUG/Oops/refcount/hung-task/still waiting/leak and checker reports"
+	check_kmemleak
+}
+
+# kmemleak, on kernels that have it (the check-debug kernel): after the
+# scenario's teardown nothing it allocated may be unreferenced. guest-init.sh
+# cleared what was suspect before the scenario started (boot-time objects:
+# none of them can be the scenario's); this scans twice (an object must be
+# seen unreferenced after it is KMEMLEAK_AGE seconds old) and fails on any
+# report, whoever allocated it.
+check_kmemleak() {
+	local f=/sys/kernel/debug/kmemleak n
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -e "$f" ] || return 0
+	step "kmemleak scan after teardown"
+	echo scan >"$f" || fail "kmemleak scan failed (kmemleak disabled? dmesg)"
+	sleep "${KMEMLEAK_WAIT:-8}"
+	echo scan >"$f" || fail "kmemleak scan failed"
+	cat "$f" >"$OUT/kmemleak.txt"
+	n=$(grep -c '^unreferenced object' "$OUT/kmemleak.txt")
+	if [ "$n" != 0 ]; then
+		head -80 "$OUT/kmemleak.txt"
+		fail "kmemleak: $n unreferenced object(s) after teardown: $(grep -m1 -A12 '^unreferenced object' "$OUT/kmemleak.txt" | grep -m1 -E '\[[a-z_0-9]+\]|srpt|srp|rxe|target' | sed 's/^ *//')"
+	fi
+	ok "kmemleak: no unreferenced object after teardown"
 }
 
 # Two-host helpers: each guest serves /srv over HTTP (python3) so the peers

@@ -63,6 +63,8 @@ step "hostile: $ncases case(s), SRPT=$SRPT, legitimate check every $HOSTILE_LEGI
 
 # dmesg lines that fail a case (lib.sh's BAD_DMESG plus list corruption).
 HOSTILE_BAD='WARNING|\bBUG\b|Oops|refcount_t|refcount|list_add corruption|list_del corruption|general protection|KASAN|UBSAN|Call Trace|hung_task|blocked for more than|Kernel panic|page allocation failure|kernel BUG'
+# and the debug kernel's checkers (lib.sh)
+HOSTILE_BAD="$HOSTILE_BAD|KFENCE|ODEBUG|circular locking dependency|inconsistent lock state|possible recursive locking|sleeping function called from invalid context|suspicious RCU usage|lockdep"
 CRASH_RE='Oops|\bBUG\b|Kernel panic|general protection|kernel BUG'
 
 rc_qps() { timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC'; }
@@ -170,6 +172,7 @@ echo "hostile SRPT=$SRPT: $passed passed, $failed failed${notrun:+, $notrun not 
 if [ -z "$stop" ]; then
 	target_teardown
 	unload_all
+	check_kmemleak
 fi
 [ "$failed" = 0 ] && [ "$notrun" = 0 ] || fail "hostile: $failed case(s) failed, $notrun not run${stop:+ ($stop)}"
 echo "hostile: all cases passed"

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `make check-debug`: the guest scenarios on the check-debug kernel (KASAN,
+# lockdep, kmemleak, DEBUG_OBJECTS, DEBUG_LIST, KFENCE; docs/debug-kernel.md).
+#   1. the debug kernel (tests/vm/build-debug-kernel.sh, cached);
+#   2. the port built against it, from a copy of this tree in
+#      build/debug-kernel/src (the ib_srpt.ko of the tree stays the one for
+#      the stock headers), with build-module.sh's zero-warning rule;
+#   3. tests/vm/run.sh on the debug guest: every scenario's dmesg gate
+#      (lib.sh check_dmesg: checker reports, kmemleak scan after teardown)
+#      and run.sh's serial-console gate.
+# DEBUG_SCENARIOS chooses the scenarios; SRPT=intree runs them on the
+# in-tree ib_srpt of the debug kernel instead (to tell the port's reports
+# from the in-tree stack's). VM_TIMEOUT per guest (default 5400: the debug
+# kernel under TCG is several times slower). Ends with 'N passed, N failed'.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/vm/common.sh"
+
+SRPT=${SRPT:-port}
+DEBUG_SCENARIOS=${DEBUG_SCENARIOS:-e2e port-datapath port-removal port-srq controlpath hostile integrity}
+export VM_TIMEOUT=${VM_TIMEOUT:-5400}
+out=$top/build/debug-kernel
+mkdir -p "$out"
+
+"$top/scripts/install-deps.sh" vm debugkernel
+# The gate itself first: every checker report format must fail a scenario.
+"$VM_DIR/selftest-dmesg-gate.sh" >"$out/dmesg-gate.log" 2>&1 ||
+	{ cat "$out/dmesg-gate.log" >&2; die "the dmesg gate self-test fails"; }
+t0=$(date +%s)
+DK=$("$VM_DIR/build-debug-kernel.sh")
+REL=$(cat "$DK/release")
+log "debug kernel $REL in $DK ($(( $(date +%s) - t0 ))s; its build: $(cat "$DK/build-time"))"
+
+ko=
+if [ "$SRPT" = port ]; then
+	src=$out/src
+	rm -rf "$src"; mkdir -p "$src"
+	tar -C "$top" -c Kbuild Makefile include src glue configfs kbuild scripts | tar -x -C "$src"
+	log "building the port against $DK/linux"
+	"$src/scripts/build-module.sh" "$DK/linux" "$out/module-build.log" ||
+		die "the port does not build cleanly against the debug kernel ($out/module-build.log)"
+	ko=$src/ib_srpt.ko
+	# KASAN adds compiler constructors to every object: cxx.mk must accept
+	# those and nothing else (tests/build/ctor-check.sh), and the module
+	# must have no C++ dynamic initializer.
+	"$top/tests/build/ctor-check.sh" "$DK/linux" >"$out/ctor-check.log" 2>&1 ||
+		{ cat "$out/ctor-check.log" >&2; die "the constructor rule fails on the debug kernel"; }
+	! nm "$ko" | grep -E ' _GLOBAL__sub_[ID]_' >&2 || die "$ko has C++ dynamic initializers"
+	vm=$(modinfo -F vermagic "$ko" | awk '{print $1}')
+	[ "$vm" = "$REL" ] || die "built module's vermagic '$vm' is not the debug kernel's $REL"
+fi
+
+VM_ARTIFACTS=${VM_ARTIFACTS:-$top/build/vm-artifacts-debug} \
+DEBUG_KERNEL_DIR=$DK SRPT=$SRPT ${ko:+SRPT_KO=$ko} \
+	"$VM_DIR/run.sh" $DEBUG_SCENARIOS
