@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a build, the host tests or the guest need.
 # Idempotent: packages already present are not touched, apt is only asked
-# when something is missing. Usage: install-deps.sh build|test|vm|all
+# when something is missing. Usage: install-deps.sh build|test|vm|deb|all
 set -euo pipefail
 
 build_pkgs=(make gcc-12 g++-12 linux-headers-amd64 libelf-dev binutils kmod)
@@ -10,6 +10,8 @@ test_pkgs=(g++ clang libclang-rt-14-dev googletest libgtest-dev libgmock-dev
 vm_pkgs=(qemu-system-x86 qemu-utils debootstrap busybox-static xz-utils
 	e2fsprogs cpio dpkg-dev fakeroot python3-matplotlib libibumad-dev
 	librdmacm-dev libibverbs-dev)
+# make deb (the DKMS package) and make man
+deb_pkgs=(dpkg-dev debhelper dh-dkms fakeroot groff-base)
 
 want=()
 for group in "$@"; do
@@ -17,7 +19,8 @@ for group in "$@"; do
 	build) want+=("${build_pkgs[@]}") ;;
 	test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
 	vm) want+=("${vm_pkgs[@]}") ;;
-	all) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${vm_pkgs[@]}") ;;
+	deb) want+=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
+	all) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${vm_pkgs[@]}" "${deb_pkgs[@]}") ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
