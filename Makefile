@@ -12,21 +12,36 @@ BUILD := $(ROOT)/build
 # it runs must resolve KVER again rather than inherit a guess made before.
 export ROOT
 
-.PHONY: all module install uninstall unit check check-integrity clean deps help demo vm-image vm-check bench
+.PHONY: all module install uninstall unit check check-integrity clean deps help demo vm-image vm-check bench deb man check-dkms
 
 all: module
 
 module:
 	@$(ROOT)/scripts/build-module.sh $(KDIR) $(BUILD)/module-build.log
 
+# With DESTDIR (staging, packaging) nothing outside it is touched: no
+# depmod of the host's module tree; the target system runs it.
 install: module
 	install -D -m 0644 $(ROOT)/ib_srpt.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/updates/ib_srpt.ko
-	depmod -a $(KVER)
+	$(if $(DESTDIR),@echo "install: staged in $(DESTDIR); run depmod $(KVER) on the target system",depmod -a $(KVER))
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/ib_srpt.ko
-	depmod -a $(KVER)
+	$(if $(DESTDIR),@true,depmod -a $(KVER))
+
+# The ib-srpt-dkms Debian package (build/deb/) and its manual pages.
+deb:
+	@$(ROOT)/scripts/install-deps.sh deb
+	@$(ROOT)/scripts/make-deb.sh
+
+man:
+	@KVER=$(KVER) $(ROOT)/scripts/make-man.sh
+
+# The package installed in a copy of the guest's root filesystem: DKMS
+# build, purge, e2e on the DKMS-built module (tests/vm/dkms-check.sh).
+check-dkms: deps
+	@KVER=$(KVER) $(ROOT)/tests/vm/dkms-check.sh
 
 deps:
 	$(ROOT)/scripts/install-deps.sh all
@@ -93,6 +108,8 @@ clean:
 help:
 	@echo "make            build ib_srpt.ko (KVER=$(KVER))"
 	@echo "make install    install under /lib/modules/$(KVER)/updates, depmod"
+	@echo "make deb        the ib-srpt-dkms package (build/deb/)"
+	@echo "make man        manual pages (build/man/)"
 	@echo "make unit       host unit tests (GoogleTest, ASan+UBSan)"
 	@echo "make check      every test suite, ends with 'N passed, N failed'"
 	@echo "make check-integrity  the full data-integrity matrix in the guest"

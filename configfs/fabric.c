@@ -295,6 +295,109 @@ static struct configfs_attribute *srpt_wwn_attrs[] = {
 	NULL,
 };
 
+/*
+ * ---- <port>/<tpg>/acls/<initiator>/info: the ACL's session ----
+ *
+ * rtslib (targetcli sessions) reads every node ACL's "info" file and
+ * parses the format LIO's iSCSI fabric writes; the in-tree ib_srpt has no
+ * such file, so targetcli shows no SRP session. With auth/
+ * authenticate_target below, the two additions to the in-tree configfs
+ * tree (README, "Where the port behaves differently"; the controlpath
+ * scenario allows exactly them). It lists the channels
+ * logged in under the ACL, one "connection" each, in that format, plus the
+ * channel's credits on a line rtslib does not parse.
+ */
+#define SRPT_ACL_INFO_MAX_CHANNELS 16
+
+static const char *srpt_conn_state(const char *ch_state)
+{
+	if (!strcmp(ch_state, "live"))
+		return "LOGGED_IN";
+	if (!strcmp(ch_state, "connecting"))
+		return "IN_LOGIN";
+	if (!strcmp(ch_state, "disconnecting") || !strcmp(ch_state, "draining"))
+		return "IN_LOGOUT";
+	return "CLEANUP_WAIT";
+}
+
+static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
+{
+	struct se_node_acl *nacl = acl_to_nacl(item);
+	struct srpt_acl_channel *chs;
+	bool live = false;
+	ssize_t len = 0;
+	u32 n, i;
+
+	chs = kcalloc(SRPT_ACL_INFO_MAX_CHANNELS, sizeof(*chs), GFP_KERNEL);
+	if (!chs)
+		return -ENOMEM;
+	n = srpt_core_acl_channels(srpt_tpg_core_port(nacl->se_tpg),
+				   nacl->initiatorname, chs,
+				   SRPT_ACL_INFO_MAX_CHANNELS);
+	if (!n) {
+		len = sysfs_emit(page,
+				 "No active SRP session for Initiator Endpoint: %s\n",
+				 nacl->initiatorname);
+		goto out;
+	}
+	n = min_t(u32, n, SRPT_ACL_INFO_MAX_CHANNELS);
+	for (i = 0; i < n; i++)
+		live |= !strcmp(chs[i].stats.state, "live");
+	len += sysfs_emit_at(page, len, "InitiatorName: %s\n",
+			     nacl->initiatorname);
+	len += sysfs_emit_at(page, len, "InitiatorAlias: \n");
+	len += sysfs_emit_at(page, len,
+			     "LIO Session ID: %u   SessionType: Normal\n",
+			     chs[0].id);
+	len += sysfs_emit_at(page, len, "Session State: TARG_SESS_STATE_%s\n",
+			     live ? "LOGGED_IN" : "IN_SHUTDOWN");
+	len += sysfs_emit_at(page, len,
+			     "---------------------[SRP Channels for Session]---------------------\n");
+	for (i = 0; i < n; i++) {
+		const struct srpt_dp_stats *st = &chs[i].stats;
+
+		len += sysfs_emit_at(page, len,
+				     "CID: %u  Connection State: TARG_CONN_STATE_%s\n",
+				     chs[i].id, srpt_conn_state(st->state));
+		len += sysfs_emit_at(page, len, "   Address %s %s\n",
+				     chs[i].source,
+				     chs[i].rdma_cm ? "RDMA/CM" : "IB/CM");
+		len += sysfs_emit_at(page, len,
+				     "   Credits: req_lim %d, in flight %d, send contexts %u of %u free, IUs waiting %u%s\n",
+				     st->req_lim, st->in_flight,
+				     st->send_ctx_free, st->send_ctx_total,
+				     st->wait_depth,
+				     st->use_srq ? ", shared receive queue" : "");
+	}
+out:
+	kfree(chs);
+	return len;
+}
+CONFIGFS_ATTR_RO(srpt_nacl_, info);
+
+static struct configfs_attribute *srpt_nacl_base_attrs[] = {
+	&srpt_nacl_attr_info,
+	NULL,
+};
+
+/*
+ * acls/<initiator>/auth/authenticate_target: SRP logins carry no
+ * authentication, so always 0. `targetcli sessions detail` reads it for
+ * every session (and stops with ENOENT without it); read-only, and rtslib
+ * saves and restores no auth attribute for srpt (no "auth" feature).
+ */
+static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
+						       char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+CONFIGFS_ATTR_RO(srpt_nacl_auth_, authenticate_target);
+
+static struct configfs_attribute *srpt_nacl_auth_attrs[] = {
+	&srpt_nacl_auth_attr_authenticate_target,
+	NULL,
+};
+
 static const struct target_core_fabric_ops srpt_template = {
 	.module = THIS_MODULE,
 	.fabric_name = "srpt",
@@ -325,6 +428,8 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tfc_discovery_attrs = srpt_da_attrs,
 	.tfc_wwn_attrs = srpt_wwn_attrs,
 	.tfc_tpg_attrib_attrs = srpt_tpg_attrib_attrs,
+	.tfc_tpg_nacl_base_attrs = srpt_nacl_base_attrs,
+	.tfc_tpg_nacl_auth_attrs = srpt_nacl_auth_attrs,
 	SRPT_FABRIC_SUBMIT_OPS
 };
 

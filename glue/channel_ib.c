@@ -14,6 +14,7 @@
 #include <rdma/rw.h>
 
 #include "channel_ib.h"
+#include "srpt_trace.h"
 #include "glue.h"
 #include "kcompat.h"
 
@@ -41,6 +42,20 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status), wc->status);
 }
 
+/**
+ * srpt_recv_done() - receive completion callback: an IU arrived
+ * @cq: completion queue of the channel (IB_POLL_SOFTIRQ CQ pool)
+ * @wc: work completion; wr_cqe is the receive context's ib_cqe
+ *
+ * Makes the received bytes visible to the CPU and hands the receive context
+ * to the C++ core (ChannelCore::OnRecvDone), which counts the credit the
+ * initiator spent, classifies the IU and serves it, or queues it on the
+ * channel's wait list when no send context is free. A failed completion
+ * (flush on disconnect, or a transport error, logged rate-limited) only
+ * returns the context to the ring.
+ *
+ * Context: softirq (CQ polling); never sleeps.
+ */
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_glue_recv *r =
@@ -58,17 +73,60 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_core_dp_recv_done(r->ch->core, r->index, len, ok);
 }
 
+/**
+ * srpt_send_done() - send completion callback: a response left the HCA
+ * @cq: completion queue of the channel
+ * @wc: work completion of the SEND that carried an SRP_RSP; wr_cqe is the
+ *	send context's send_cqe
+ *
+ * Returns the send context of the completed response and its send-queue
+ * slots, and then serves IUs that wait for a send context, in arrival
+ * order (ChannelCore::OnSendDone).
+ *
+ * Every response grants the initiator credit (req_lim_delta), so the
+ * initiator may send its next request as soon as it has seen a response,
+ * possibly before the target has processed the completion of that very
+ * response. The in-tree driver's page of this function calls that case
+ * possible "at least in theory": the new IU finds no free send context.
+ * In-tree queues it on cmd_wait_list, which only its send completions
+ * serve, without a lock: an IU may wait until the next response completes,
+ * and a send context that the target core frees later does not restart it.
+ * The port closes the race: such an IU waits on the channel's wait list
+ * (under the channel lock), holding its receive buffer and the credit it
+ * spent, and whichever context returns a send context makes sure the list
+ * is served: this callback inline, the target core's last reference drop
+ * through a work item. IUs are served one at a time, in arrival order;
+ * none is dropped or answered BUSY, none overtakes an earlier one. A
+ * context whose command the target core already released is freed here;
+ * one still held by the target core goes back when the core drops it.
+ *
+ * Context: softirq (CQ polling); takes the channel lock, never sleeps.
+ */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_glue_send *s =
 		container_of(wc->wr_cqe, struct srpt_glue_send, send_cqe);
 
+	trace_srpt_send_done(s->ch->name, s->ch->qp->qp_num, s->index,
+			     wc->status);
 	if (wc->status != IB_WC_SUCCESS)
 		srpt_log_wc("sending a response", wc);
 	srpt_core_dp_send_done(s->ch->core, s->index,
 			       wc->status == IB_WC_SUCCESS);
 }
 
+/**
+ * srpt_rdma_read_done() - RDMA READ completion: write data has arrived
+ * @cq: completion queue of the channel
+ * @wc: work completion of the last RDMA READ of a command's chain
+ *
+ * The data-out of a WRITE command is in the target's pages: the core
+ * returns the send-queue slots of the chain and lets the target core
+ * execute the command (target_execute_cmd()); on failure the command ends
+ * with CHECK CONDITION.
+ *
+ * Context: softirq (CQ polling).
+ */
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_glue_send *s =
@@ -80,6 +138,17 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 				    wc->status == IB_WC_SUCCESS);
 }
 
+/**
+ * srpt_zlw_done() - completion of the zero-length write posted at close
+ * @cq: completion queue of the channel
+ * @wc: work completion (normally flushed)
+ *
+ * Every work request posted before it has completed. Flushed (the QP is in
+ * the error state): the core schedules the channel's release, once; still
+ * successful: the QP is usable and the wait list is served.
+ *
+ * Context: softirq (CQ polling).
+ */
 static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_dp_ch *ch = container_of(wc->wr_cqe, struct srpt_dp_ch,
@@ -88,6 +157,14 @@ static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_core_dp_zlw_done(ch->core, wc->status == IB_WC_SUCCESS);
 }
 
+/**
+ * srpt_qp_event() - asynchronous event of a channel's queue pair
+ * @event: the event; IB_EVENT_COMM_EST is passed to the connection manager
+ *	(a SEND arrived before the RTU), others are logged
+ * @ctx: the channel (struct srpt_dp_ch)
+ *
+ * Context: any; never sleeps.
+ */
 static void srpt_qp_event(struct ib_event *event, void *ctx)
 {
 	struct srpt_dp_ch *ch = ctx;
@@ -128,6 +205,7 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	if (!ch)
 		return -ENOMEM;
 	ch->core = args->core_ch;
+	ch->name = args->name;
 	ch->cm = srpt_cm_ops_of(args->cm);
 	ch->cm->attach(ch, args->cm_id);
 	ch->pkey = args->pkey;

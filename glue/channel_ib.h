@@ -58,6 +58,7 @@ struct srpt_glue_send {
 	bool mapped;
 	/* Per command, reset by each submit. */
 	bool in_lio;               /* the target core owns a reference */
+	u64 t_submit_ns;           /* handed to LIO (srpt_cmd_rsp tracing) */
 	bool imm;                  /* data-out is immediate data */
 	u8 dir;                    /* enum srpt_dp_dir */
 	enum dma_data_direction rw_dir;
@@ -115,6 +116,7 @@ extern const struct srpt_cm_ops srpt_ib_cm_ops;   /* glue/ib_cm.c */
 
 struct srpt_dp_ch {
 	void *core;                 /* the C++ Channel */
+	const char *name;           /* the session, for tracepoints */
 	struct srpt_glue_device *gdev;
 	const struct srpt_cm_ops *cm;
 	struct rdma_cm_id *cm_id;   /* RDMA/CM channels */

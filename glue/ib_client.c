@@ -53,6 +53,17 @@ int srpt_ib_query_port(void *ib_device, uint32_t port_num,
 	return 0;
 }
 
+/**
+ * srpt_event_handler() - asynchronous event of an RDMA device
+ * @handler: the device's handler (in struct srpt_glue_device)
+ * @event: port error, port active, LID, P_Key, SM or GID change
+ *
+ * A port error clears the port's LID and SM LID, as in-tree; the others
+ * have a work item refresh them (and the MAD agent's port capabilities)
+ * unless the port already knows them.
+ *
+ * Context: any, usually interrupt; never sleeps.
+ */
 static void srpt_event_handler(struct ib_event_handler *handler,
 			       struct ib_event *event)
 {
@@ -86,6 +97,18 @@ static void srpt_glue_device_free(struct srpt_glue_device *gdev)
 	kfree(gdev);
 }
 
+/**
+ * srpt_add_one() - ib_client add callback: a new RDMA device
+ * @device: the device
+ *
+ * Queries the ports, allocates the protection domain, registers the
+ * device with the core (one target port per device port, named after its
+ * GUID and GIDs, as in-tree), then the IB/CM listener, the MAD agents for
+ * device management and the asynchronous event handler.
+ *
+ * Context: process (device registration or module load).
+ * Return: 0 or a negative errno (the device is then not used).
+ */
 static int srpt_add_one(struct ib_device *device)
 {
 	struct srpt_device_desc desc = {
@@ -172,6 +195,19 @@ struct srpt_glue_device *srpt_glue_device_of(struct ib_device *device)
 	return ib_get_client_data(device, &srpt_client);
 }
 
+/**
+ * srpt_remove_one() - ib_client remove callback: an RDMA device goes away
+ * @device: the device
+ * @client_data: our struct srpt_glue_device
+ *
+ * No new login first (event handler, MAD agents, listener), then every
+ * channel of the device is disconnected and released, and the device's
+ * core object is dropped; configfs may keep the target port directory,
+ * but never the ib_device. Used by `rdma link delete` and rmmod of the
+ * HCA driver.
+ *
+ * Context: process; sleeps until the channels are released.
+ */
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
 	struct srpt_glue_device *gdev = client_data;

@@ -206,6 +206,18 @@ static void srpt_ib_cm_log_rej(const struct ib_cm_event *event)
 		event->param.rej_rcvd.reason);
 }
 
+/**
+ * srpt_ib_cm_handler() - IB/CM event callback (InfiniBand logins)
+ * @cm_id: the listener's id for a REQ, else a channel's id
+ * @event: REQ, RTU, DREQ, DREP, TIMEWAIT_EXIT, REJ and errors
+ *
+ * A REQ carries an SRP_LOGIN_REQ: the core negotiates it and creates the
+ * channel or answers SRP_LOGIN_REJ with the reason. The other events move
+ * the channel's state machine (connecting, live, disconnecting, released).
+ *
+ * Context: IB/CM work item; may sleep.
+ * Return: non-zero for a refused REQ (IB/CM then destroys @cm_id), else 0.
+ */
 static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
 {

@@ -62,4 +62,14 @@
 #define SRPT_SRQ_LAST_WQE_EVENT 0
 #endif
 
+/*
+ * Tracepoints (glue/srpt_trace.h): __assign_str() takes only the field
+ * from 6.10 on (the source is the one named in __string()).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define srpt_assign_str(dst, src) __assign_str(dst)
+#else
+#define srpt_assign_str(dst, src) __assign_str(dst, src)
+#endif
+
 #endif

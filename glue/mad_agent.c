@@ -19,6 +19,13 @@ struct srpt_mad_ctx {
 	u32 port_num;
 };
 
+/**
+ * srpt_mad_send_handler() - a device management MAD response was sent
+ * @agent: the port's MAD agent
+ * @mad_wc: send completion; frees the address handle and the buffer
+ *
+ * Context: MAD completion work item.
+ */
 static void srpt_mad_send_handler(struct ib_mad_agent *agent,
 				  struct ib_mad_send_wc *mad_wc)
 {
@@ -26,6 +33,19 @@ static void srpt_mad_send_handler(struct ib_mad_agent *agent,
 	ib_free_send_mad(mad_wc->send_buf);
 }
 
+/**
+ * srpt_mad_recv_handler() - a device management (DM) MAD arrived
+ * @agent: the port's MAD agent (class IB_MGMT_CLASS_DEVICE_MGT)
+ * @send_buf: unused
+ * @mad_wc: the received MAD
+ *
+ * The C++ core parses the request (IOUnitInfo, IOControllerProfile,
+ * ServiceEntries) and builds the response, or a status for an unsupported
+ * attribute, with the in-tree driver's bytes; the glue addresses and posts
+ * it. Malformed MADs are answered with an error status, never trusted.
+ *
+ * Context: MAD receive work item.
+ */
 static void srpt_mad_recv_handler(struct ib_mad_agent *agent,
 				  struct ib_mad_send_buf *send_buf,
 				  struct ib_mad_recv_wc *mad_wc)

@@ -13,6 +13,7 @@
 MODULE_AUTHOR("ib_srpt C++ port");
 MODULE_DESCRIPTION("SCSI RDMA Protocol target driver");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(SRPT_VERSION);
 
 static int srp_max_req_size = SRPT_DEFAULT_MAX_REQ_SIZE;
 module_param(srp_max_req_size, int, 0444);
@@ -44,6 +45,18 @@ module_param_cb(srpt_service_guid, &srpt_service_guid_ops, NULL, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
 		 "Using this value for ioc_guid, id_ext, and cm_listen_id instead of using the node_guid of the first HCA.");
 
+/**
+ * srpt_init_module() - load ib_srpt
+ *
+ * Validates the module parameters in the C++ core (srp_max_req_size,
+ * srpt_srq_size; a bad value fails the load with -EINVAL and a log line,
+ * as in-tree), creates the debugfs directory, registers the "srpt" fabric
+ * with the LIO target core and then the IB client, whose add callback runs
+ * for every RDMA device already present. Each step is undone on failure.
+ *
+ * Context: process (modprobe).
+ * Return: 0 or a negative errno.
+ */
 static int __init srpt_init_module(void)
 {
 	const struct srpt_module_params params = {
@@ -83,6 +96,16 @@ exit_core:
 	return ret;
 }
 
+/**
+ * srpt_cleanup_module() - unload ib_srpt
+ *
+ * Stops the RDMA/CM listener first (no new logins), removes every RDMA
+ * device (each channel is disconnected and released), unregisters the
+ * fabric and frees the core. The module cannot be unloaded while configfs
+ * holds a target port (rmmod reports it in use, as in-tree).
+ *
+ * Context: process (rmmod).
+ */
 static void __exit srpt_cleanup_module(void)
 {
 	/* No new logins first, then devices, then the fabric. */

@@ -21,6 +21,19 @@
 #include "channel_ib.h"
 #include "glue.h"
 
+/**
+ * srpt_rdma_cm_handler() - RDMA/CM event callback (RoCE and iWARP logins)
+ * @cm_id: the listener's child id for a CONNECT_REQUEST, else a channel's
+ * @event: connect request, established, disconnected, timewait exit,
+ *	rejected, device removal, address change
+ *
+ * As srpt_ib_cm_handler(), for logins through the RDMA/CM port
+ * (configfs discovery_auth/rdma_cm_port); the initiator's address names
+ * the session in logs.
+ *
+ * Context: RDMA/CM work item; may sleep.
+ * Return: non-zero for a refused request (RDMA/CM destroys @cm_id), else 0.
+ */
 static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {

@@ -13,6 +13,7 @@
 #include "channel_ib.h"
 #include "glue.h"
 #include "kcompat.h"
+#include "srpt_trace.h"
 
 static struct srpt_glue_send *srpt_send_of(struct se_cmd *cmd)
 {
@@ -256,6 +257,7 @@ static void srpt_reset_send(struct srpt_glue_send *s, u64 tag, u8 dir)
 	memset(s->sense, 0, sizeof(s->sense));
 	s->cmd.tag = tag;
 	s->in_lio = false;
+	s->t_submit_ns = 0;
 	s->imm = false;
 	s->dir = dir;
 	s->rw = NULL;
@@ -305,6 +307,11 @@ int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
 		sg = s->sg;
 		sg_cnt = s->sg_cnt;
 	}
+	trace_srpt_cmd_recv(ch->name, ch->qp->qp_num, c->tag, c->lun,
+			    c->cdb_len ? c->cdb[0] : 0, c->dir, c->data_len,
+			    c->imm_len != 0);
+	if (trace_srpt_cmd_rsp_enabled())
+		s->t_submit_ns = ktime_get_ns();
 	ret = target_init_cmd(&s->cmd, ch->sess, s->sense, c->lun, c->data_len,
 			      srpt_tcm_task_attr(c->task_attr), dir,
 			      TARGET_SCF_ACK_KREF);
@@ -380,6 +387,16 @@ void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)
 
 /* ---- fabric command callbacks ---- */
 
+/**
+ * srpt_fabric_release_cmd() - LIO's release_cmd: the command is finished
+ * @cmd: the command, embedded in its send context
+ *
+ * Frees the command's data pages and rdma_rw contexts and returns the send
+ * context to the channel, unless its response is still on the wire (then
+ * srpt_send_done() returns it). A freed context lets a waiting IU in.
+ *
+ * Context: any (the target core's last reference).
+ */
 void srpt_fabric_release_cmd(struct se_cmd *cmd)
 {
 	struct srpt_glue_send *s = srpt_send_of(cmd);
@@ -394,6 +411,18 @@ int srpt_fabric_check_stop_free(struct se_cmd *cmd)
 	return target_put_sess_cmd(cmd);
 }
 
+/**
+ * srpt_fabric_write_pending() - LIO's write_pending: fetch data-out
+ * @cmd: a WRITE command
+ *
+ * Posts the RDMA READs of every descriptor (one chain, signalled once;
+ * deferred while the send queue is full); srpt_rdma_read_done() then
+ * executes the command. Immediate data is already in the receive buffer:
+ * the command executes at once.
+ *
+ * Context: any.
+ * Return: 0, or a negative errno for LIO to retry or fail the command.
+ */
 int srpt_fabric_write_pending(struct se_cmd *cmd)
 {
 	struct srpt_glue_send *s = srpt_send_of(cmd);
@@ -422,6 +451,11 @@ static int srpt_queue_rsp(struct se_cmd *cmd, bool status_only)
 				   sizeof(s->sense)),
 	};
 
+	trace_srpt_cmd_rsp(s->ch->name, s->ch->qp->qp_num, cmd->tag,
+			   cmd->orig_fe_lun,
+			   cmd->t_task_cdb ? cmd->t_task_cdb[0] : 0,
+			   cmd->scsi_status, cmd->residual_count,
+			   s->t_submit_ns ? ktime_get_ns() - s->t_submit_ns : 0);
 	if (cmd->data_direction == DMA_TO_DEVICE)
 		rsp.dir = SRPT_DP_DIR_WRITE;
 	else if (cmd->data_direction == DMA_FROM_DEVICE)
@@ -446,16 +480,40 @@ static int srpt_queue_rsp(struct se_cmd *cmd, bool status_only)
 	return srpt_core_dp_queue_response(s->ch->core, s->index, &rsp);
 }
 
+/**
+ * srpt_fabric_queue_data_in() - LIO's queue_data_in: READ data and status
+ * @cmd: a command with data-in
+ *
+ * Posts RDMA WRITEs of the data the command produced (never more than it
+ * produced, where in-tree writes whole descriptors) chained with the
+ * SRP_RSP SEND, so one completion ends the command; see srpt_send_done().
+ *
+ * Context: any.
+ * Return: 0, or -ENOMEM for LIO to retry.
+ */
 int srpt_fabric_queue_data_in(struct se_cmd *cmd)
 {
 	return srpt_queue_rsp(cmd, false);
 }
 
+/**
+ * srpt_fabric_queue_status() - LIO's queue_status: send the SRP_RSP
+ * @cmd: the command (status, sense data, residual)
+ *
+ * Context: any.
+ * Return: 0, or a negative errno for LIO to retry.
+ */
 int srpt_fabric_queue_status(struct se_cmd *cmd)
 {
 	return srpt_queue_rsp(cmd, true);
 }
 
+/**
+ * srpt_fabric_queue_tm_rsp() - LIO's queue_tm_rsp: answer task management
+ * @cmd: the task-management request (ABORT TASK, LUN RESET, ...)
+ *
+ * Context: any.
+ */
 void srpt_fabric_queue_tm_rsp(struct se_cmd *cmd)
 {
 	struct srpt_glue_send *s = srpt_send_of(cmd);
@@ -475,6 +533,12 @@ void srpt_fabric_queue_tm_rsp(struct se_cmd *cmd)
 	srpt_core_dp_queue_tm_rsp(s->ch->core, s->index, result);
 }
 
+/**
+ * srpt_fabric_aborted_task() - LIO's aborted_task: a command was aborted
+ * @cmd: the aborted command; no response is sent for it
+ *
+ * Context: any.
+ */
 void srpt_fabric_aborted_task(struct se_cmd *cmd)
 {
 	struct srpt_glue_send *s = srpt_send_of(cmd);
@@ -482,6 +546,14 @@ void srpt_fabric_aborted_task(struct se_cmd *cmd)
 	srpt_core_dp_aborted_task(s->ch->core, s->index);
 }
 
+/**
+ * srpt_fabric_close_session() - LIO's close_session: disconnect a session
+ * @sess: the session (its channel is fabric_sess_ptr)
+ *
+ * Called when configfs removes the session's ACL or disables its TPG.
+ *
+ * Context: process (configfs).
+ */
 void srpt_fabric_close_session(struct se_session *sess)
 {
 	struct srpt_dp_ch *ch = sess->fabric_sess_ptr;

@@ -4,7 +4,7 @@
 # line per suite and, last, the total as 'N passed, N failed'.
 #
 # CHECK_SUITES selects suites (default: all of them, in this order):
-#   deps module build unit fuzz vm-intree vm-port
+#   deps module build unit fuzz vm-intree vm-port dkms
 # vm-intree proves the guest scenarios on the in-tree driver; vm-port runs
 # the scenarios the port must pass (PORT_SCENARIOS), hostile (every case of
 # tests/tools/srp_hostile.c, docs/hostile-initiator.md) among them.
@@ -21,11 +21,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
-suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port}
+suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port dkms}
 # port-removal also runs on the in-tree driver: its rmmod-with-a-live-session
 # and slab-baseline checks assert the same outcome for both drivers.
 INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost port-removal}
-PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e integrity multipath port-datapath port-removal port-srq hostile}
+PORT_SCENARIOS=${PORT_SCENARIOS:-configfs controlpath modparams e2e observe integrity multipath port-datapath port-removal port-srq hostile}
 # Per guest. hostile runs every case in one guest (~15 min under TCG on a
 # loaded 2-core machine), controlpath configures two drivers with targetcli
 # (~7 min): leave room, a hang still ends.
@@ -75,11 +75,12 @@ run_suite() { # name, command...
 # between 6.1 and 6.12 (linux-6.12 facts, README): the build itself
 # (compat header, objtool on the linked object, BTF), LIO's configfs tree
 # and submission path (controlpath, configfs), the SRQ drain (port-srq),
-# teardown under I/O (port-removal), the data path end to end (e2e), and
+# teardown under I/O (port-removal), the data path end to end and its
+# data integrity on block devices (e2e, integrity), and
 # the wire parsers against a new kernel (hostile). Host-only suites (unit,
 # fuzz) do not depend on the kernel.
 KVERS2_SUITES=${KVERS2_SUITES:-module build vm-port}
-KVERS2_PORT_SCENARIOS=${KVERS2_PORT_SCENARIOS:-configfs controlpath e2e port-srq port-removal hostile}
+KVERS2_PORT_SCENARIOS=${KVERS2_PORT_SCENARIOS:-configfs controlpath e2e integrity port-srq port-removal hostile}
 
 # The ib_srpt.ko in the tree is built for one kernel at a time: switching
 # kernels starts from a clean Kbuild tree (objects and .cmd files of the
@@ -110,6 +111,10 @@ run_suites() { # suites port-scenarios
 			SRPT=intree VM_SCENARIOS="$INTREE_SCENARIOS" ;;
 		vm-port) run_suite vm-port make --no-print-directory vm-check \
 			SRPT=port VM_SCENARIOS="$2" ;;
+		# The ib-srpt-dkms package: built, installed in a copy of the
+		# guest's root filesystem (DKMS builds the module), purged, e2e
+		# on it.
+		dkms) run_suite dkms tests/vm/dkms-check.sh ;;
 		*) echo "check: unknown suite '$suite'"; total_fail=$((total_fail + 1)) ;;
 		esac
 	done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a build, the host tests or the guest need.
 # Idempotent: packages already present are not touched, apt is only asked
-# when something is missing. Usage: install-deps.sh build|test|vm|all|kernel612
+# when something is missing. Usage: install-deps.sh build|test|vm|deb|all|kernel612
 #
 # A second kernel is an explicit opt-in, never part of `all`: Debian 12's
 # linux-headers-6.12.*+deb12-amd64 depends on the matching linux-image,
@@ -20,6 +20,8 @@ vm_pkgs=(qemu-system-x86 qemu-utils debootstrap busybox-static xz-utils
 # the check-debug kernel (tests/vm/build-debug-kernel.sh)
 debugkernel_pkgs=(make gcc-12 bc flex bison libssl-dev libelf-dev xz-utils
 	cpio kmod linux-headers-amd64)
+# make deb (the DKMS package) and make man
+deb_pkgs=(dpkg-dev debhelper dh-dkms fakeroot groff-base)
 
 want=()
 for group in "$@"; do
@@ -28,7 +30,8 @@ for group in "$@"; do
 	test) want+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
 	vm) want+=("${vm_pkgs[@]}") ;;
 	debugkernel) want+=("${debugkernel_pkgs[@]}") ;;
-	all) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${vm_pkgs[@]}") ;;
+	deb) want+=("${build_pkgs[@]}" "${deb_pkgs[@]}") ;;
+	all) want+=("${build_pkgs[@]}" "${test_pkgs[@]}" "${vm_pkgs[@]}" "${deb_pkgs[@]}") ;;
 	kernel612) want+=(linux-headers-6.12-amd64) ;;
 	headers=?*) want+=("linux-headers-${group#headers=}") ;;
 	*) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;

@@ -7,6 +7,7 @@
 #include <srpt/channel.hpp>
 #include <srpt/iu_build.hpp>
 #include <srpt/log.hpp>
+#include <srpt/trace.h>
 #include <srpt/wire/srp.hpp>
 
 namespace srpt
@@ -203,7 +204,7 @@ void KernelEnv::HandleOtherIu(RecvCtx &r)
 		 */
 		SRPT_INFO(ch.name_, "SRP_I_LOGOUT on channel %u: disconnecting",
 			  ch.id_);
-		(void)ch.Disconnect();
+		(void)ch.Disconnect("SRP_I_LOGOUT");
 		return;
 	case IuAction::Ignore:
 		return;
@@ -271,11 +272,12 @@ void Channel::AnswerTaskMgmt(SendCtx &s, uint64_t tag,
 Channel::Channel(const ChannelParams &p)
     : nexus_node(), registry_node(), core_(*this),
       state_lock_(LockClass::kChannelState), device_(p.device), srq_(p.srq),
-      port_(p.port), cm_id_(p.cm_id), login_(p.login),
+      port_(p.port), cm_id_(p.cm_id), cm_(p.cm), login_(p.login),
       limits_(channel_limits(p.login, p.max_data_len)), credits_(p.credits),
       id_(0)
 {
 	CopyName(name_, p.name);
+	CopyName(source_, p.name);
 	srpt_work_init(kick_work_, KickWork, this);
 	srpt_work_init(release_work_, ReleaseWork, this);
 	device_->Get();
@@ -312,6 +314,7 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	args.cm = static_cast<uint8_t>(p.cm);
 	args.pkey = p.pkey;
 	args.core_ch = ch;
+	args.name = ch->name_;
 	args.srq = p.srq ? p.srq->dp() : nullptr;
 	args.port_num = p.port->number;
 	args.rq_size = p.credits;
@@ -384,6 +387,7 @@ Status Channel::SetupSession(void *port_id, const char *name)
 	const int rc = srpt_dp_session_setup(dp_, port_id, name, credits_);
 	if (rc == 0) {
 		session_ = true;
+		session_port_id_ = port_id;
 		CopyName(name_, name);
 	}
 	return StatusFromErrno(rc);
@@ -420,6 +424,9 @@ bool Channel::TransitionTo(ChannelState next, ChannelState *previous)
 		*previous = state_;
 	if (!IsLegalTransition(state_, next))
 		return false;
+	if (srpt_tracing())
+		srpt_trace_channel_state(name_, id_, ChannelStateName(state_),
+					 ChannelStateName(next));
 	state_ = next;
 	return true;
 }
@@ -442,24 +449,28 @@ void Channel::OnEstablished()
 	(void)core_.OnRtu();
 }
 
-bool Channel::Disconnect()
+bool Channel::Disconnect(const char *why)
 {
 	if (!TransitionTo(ChannelState::kDisconnecting, nullptr))
 		return false;
-	SRPT_INFO(name_, "disconnecting channel %u", id_);
+	SRPT_INFO(name_, "disconnecting channel %u: %s", id_, why);
+	if (srpt_tracing())
+		srpt_trace_disconnect(name_, id_, why);
 	(void)core_.Disconnect();
 	if (srpt_dp_cm_disconnect(dp_) != 0)
-		(void)Close();
+		(void)Close("sending the disconnect request failed");
 	return true;
 }
 
-bool Channel::Close()
+bool Channel::Close(const char *why)
 {
 	ChannelState prev;
 	if (!TransitionTo(ChannelState::kDraining, &prev))
 		return false;
-	SRPT_INFO(name_, "closing channel %u (was %s)", id_,
-		  ChannelStateName(prev));
+	SRPT_INFO(name_, "closing channel %u (was %s): %s", id_,
+		  ChannelStateName(prev), why);
+	if (srpt_tracing())
+		srpt_trace_disconnect(name_, id_, why);
 	(void)core_.Disconnect();
 	const int rc = srpt_dp_qp_error(dp_);
 	if (rc != 0 || !IsOk(core_.PostDrainWrite())) {
@@ -484,17 +495,23 @@ void Channel::OnCmEvent(srpt_dp_cm_event event)
 		break;
 	case SRPT_DP_CM_DISCONNECTED:
 		/* As in-tree: answer a DREQ, or finish our own disconnect. */
-		if (!Disconnect())
-			(void)Close();
+		if (!Disconnect("the initiator disconnected"))
+			(void)Close("disconnected");
 		break;
 	case SRPT_DP_CM_DREQ_RECEIVED:
 		OnDisconnectRequest();
 		break;
 	case SRPT_DP_CM_TIMEWAIT_EXIT:
+		(void)Close("CM timewait exit");
+		break;
 	case SRPT_DP_CM_REJECTED:
+		(void)Close("CM reject or connection error");
+		break;
 	case SRPT_DP_CM_DEVICE_REMOVAL:
+		(void)Close("RDMA device removal");
+		break;
 	case SRPT_DP_CM_ADDR_CHANGE:
-		(void)Close();
+		(void)Close("address change");
 		break;
 	}
 }
@@ -522,7 +539,7 @@ void Channel::OnDisconnectRequest()
 		SRPT_INFO(name_, "answering the DREQ in state %s failed (%d)",
 			  ChannelStateName(prev), rc);
 	if (!changed || rc != 0)
-		(void)Close();
+		(void)Close("DREQ received");
 }
 
 void Channel::ScheduleRelease()
@@ -629,7 +646,7 @@ void Channel::OnRdmaReadDone(uint32_t index, bool ok)
  */
 void Channel::OnCompletionError(const char *what)
 {
-	if (Disconnect())
+	if (Disconnect("a completion failed"))
 		SRPT_ERR(name_,
 			 "%s completion failed on channel %u: disconnected",
 			 what, id_);
@@ -810,12 +827,41 @@ void ChannelRegistry::Remove(Channel &ch)
 	ch.nexus = nullptr;
 }
 
+uint32_t ChannelRegistry::AclChannels(void *port_id, const char *acl_name,
+				      srpt_acl_channel *out, uint32_t max)
+{
+	MutexGuard guard(mutex);
+	uint32_t n = 0;
+	channels_.ForEach([&](Channel &ch) {
+		if (!ch.has_session() || ch.session_port_id() != port_id ||
+		    __builtin_strcmp(ch.name(), acl_name) != 0)
+			return;
+		if (n < max) {
+			srpt_acl_channel &c = out[n];
+			c.id = ch.id();
+			c.rdma_cm = ch.cm_kind() == SRPT_DP_RDMA_CM;
+			CopyName(c.source, ch.source());
+			ch.GetStats(&c.stats);
+		}
+		n++;
+	});
+	/* The registry lists channels by login; sessions list by id. */
+	const uint32_t filled = n < max ? n : max;
+	for (uint32_t i = 1; i < filled; i++)
+		for (uint32_t j = i; j > 0 && out[j - 1].id > out[j].id; j--) {
+			srpt_acl_channel t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
 void ChannelRegistry::DisconnectPort(Port *port)
 {
 	MutexGuard guard(mutex);
 	channels_.ForEach([&](Channel &ch) {
 		if (ch.port() == port)
-			(void)ch.Disconnect();
+			(void)ch.Disconnect("target port disabled");
 	});
 }
 
@@ -829,8 +875,8 @@ void ChannelRegistry::DisconnectDevice(Device *device)
 	channels_.ForEach([&](Channel &ch) {
 		if (ch.device() != device)
 			return;
-		(void)ch.Disconnect();
-		(void)ch.Close();
+		(void)ch.Disconnect("RDMA device removal");
+		(void)ch.Close("RDMA device removal");
 	});
 }
 

@@ -15,6 +15,7 @@
 #include <srpt/log.hpp>
 #include <srpt/module_state.hpp>
 #include <srpt/target_config.hpp>
+#include <srpt/trace.h>
 
 namespace srpt
 {
@@ -40,13 +41,23 @@ struct LoginSource {
 	const char *name;
 };
 
+/* What a refused login is traced with (the srpt_login tracepoint). */
+struct RejectTrace {
+	const char *initiator; /* initiator port ID, "-" before it is known */
+	const char *why;
+	uint32_t it_iu_len;
+};
+
 void Reject(const LoginSource &src, const char *who, uint64_t tag,
-	    wire::LoginRejReason reason)
+	    wire::LoginRejReason reason, const RejectTrace &t)
 {
 	uint8_t rej[sizeof(wire::LoginRej)];
 	const size_t len = build_login_rej(rej, tag, reason);
 	SRPT_INFO(who, "rejecting login with reason %#x",
 		  static_cast<unsigned>(reason));
+	if (srpt_tracing())
+		srpt_trace_login(who, t.initiator, false, t.why,
+				 static_cast<uint32_t>(reason), t.it_iu_len, 0);
 	srpt_dp_cm_reject(src.cm, src.cm_id, rej, static_cast<uint32_t>(len));
 }
 
@@ -147,7 +158,8 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 		SRPT_ERR(src_addr, "login on %s port %u: no such port",
 			 device.name(), port_num);
 		Reject(src, src_addr, 0,
-		       wire::LoginRejReason::UnableToEstablishChannel);
+		       wire::LoginRejReason::UnableToEstablishChannel,
+		       {"-", "no such target port", 0});
 		return refused;
 	}
 	const PortSnapshot snap = Snapshot(*port);
@@ -177,7 +189,8 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 		if (srq)
 			device.srq().Put(srq);
 		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
-		Reject(src, src_addr, d.tag, d.reason);
+		Reject(src, src_addr, d.tag, d.reason,
+		       {i_port_id, describe(d.check), req.it_iu_len});
 		return refused;
 	}
 
@@ -199,8 +212,10 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	Status st;
 	Channel *ch = Channel::Create(p, &st);
 	if (!ch) {
-		Reject(src, src_addr, d.tag,
-		       wire::LoginRejReason::InsufficientResources);
+		Reject(
+		    src, src_addr, d.tag,
+		    wire::LoginRejReason::InsufficientResources,
+		    {i_port_id, "no resources for the channel", req.it_iu_len});
 		return refused;
 	}
 
@@ -210,7 +225,12 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 			  "rejected login for initiator %s (%s): ret = %d",
 			  src_addr, i_port_id, rc);
 		ch->DestroyUnpublished();
-		Reject(src, src_addr, d.tag, SessionRejectReason(rc));
+		Reject(src, src_addr, d.tag, SessionRejectReason(rc),
+		       {i_port_id,
+			rc == -SRPT_ENOMEM
+			    ? "no memory for the session"
+			    : "the target core refused the session (no ACL?)",
+			req.it_iu_len});
 		return refused;
 	}
 
@@ -225,7 +245,9 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 			if (d.params.multichannel ==
 			    wire::MultiChannelAction::Single) {
 				nexus->channels.ForEach([&](Channel &other) {
-					if (other.Disconnect()) {
+					if (other.Disconnect(
+						"relogin of the initiator "
+						"(single channel)")) {
 						SRPT_INFO(other.name(),
 							  "relogin: closed "
 							  "channel %u",
@@ -246,8 +268,10 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	}
 	if (!published) {
 		ch->DestroyUnpublished();
-		Reject(src, src_addr, d.tag,
-		       wire::LoginRejReason::InsufficientResources);
+		Reject(
+		    src, src_addr, d.tag,
+		    wire::LoginRejReason::InsufficientResources,
+		    {i_port_id, "no memory for the I_T nexus", req.it_iu_len});
 		return refused;
 	}
 
@@ -260,10 +284,12 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 					static_cast<uint32_t>(rsp_len));
 	if (arc != 0) {
 		SRPT_ERR(ch->name(), "accepting the login failed (%d)", arc);
-		Reject(src, ch->name(), d.tag,
-		       wire::LoginRejReason::InsufficientResources);
+		Reject(
+		    src, ch->name(), d.tag,
+		    wire::LoginRejReason::InsufficientResources,
+		    {i_port_id, "accepting the login failed", req.it_iu_len});
 		/* The release work owns the cm_id now. */
-		(void)ch->Close();
+		(void)ch->Close("accepting the login failed");
 		return LoginResult{false, 0};
 	}
 	SRPT_INFO(ch->name(),
@@ -272,6 +298,9 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 		  d.params.immediate_data ? ", immediate data" : "",
 		  srq ? ", shared receive queue" : "",
 		  terminated ? ", other channels terminated" : "");
+	if (srpt_tracing())
+		srpt_trace_login(ch->name(), i_port_id, true, "accepted", 0,
+				 d.params.it_iu_len, credits);
 	return LoginResult{true, 0};
 }
 
@@ -425,8 +454,8 @@ extern "C" int srpt_core_dp_cmd_state(void *core_ch, uint32_t index)
 extern "C" void srpt_core_dp_close_session(void *core_ch)
 {
 	Channel *ch = AsChannel(core_ch);
-	if (!ch->Disconnect())
-		(void)ch->Close();
+	if (!ch->Disconnect("LIO closed the session"))
+		(void)ch->Close("LIO closed the session");
 }
 
 namespace srpt
@@ -458,6 +487,16 @@ extern "C" void srpt_core_dp_device_removing(void *core_device)
 	}
 	/* No QP uses the SRQ any more; the PD goes after this. */
 	device->srq().Shutdown(device->name());
+}
+
+extern "C" uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
+					   struct srpt_acl_channel *out,
+					   uint32_t max)
+{
+	srpt::ChannelRegistry *reg = srpt::GetChannelRegistry();
+	return reg && port_id && acl_name
+		   ? reg->AclChannels(port_id, acl_name, out, max)
+		   : 0;
 }
 
 extern "C" void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out)

@@ -160,10 +160,13 @@ public:
 	ChannelState state();
 	/* RTU / ESTABLISHED. */
 	void OnEstablished();
-	/* Initiates a disconnect; true if this call changed the state. */
-	bool Disconnect();
+	/*
+	 * Initiates a disconnect; true if this call changed the state. @why
+	 * goes to the srpt_disconnect tracepoint.
+	 */
+	bool Disconnect(const char *why);
 	/* QP to ERR and drain; true if this call changed the state. */
-	bool Close();
+	bool Close(const char *why);
 	/* Any CM event for this channel. */
 	void OnCmEvent(srpt_dp_cm_event event);
 	/* IB/CM: the peer's DREQ, answered with a DREP in every state. */
@@ -184,6 +187,11 @@ public:
 	void GetStats(srpt_dp_stats *out);
 
 	const char *name() const { return name_; }
+	/* Who logged in: RDMA/CM source address or IB/CM port GID name. */
+	const char *source() const { return source_; }
+	/* The configfs port whose TPG holds the session (nullptr: none). */
+	void *session_port_id() const { return session_port_id_; }
+	srpt_dp_cm cm_kind() const { return cm_; }
 	uint32_t id() const { return id_; }
 	Device *device() const { return device_; }
 	Port *port() const { return port_; }
@@ -231,6 +239,7 @@ private:
 	SharedRecvQueue *srq_; /* a reference on the device's SRQ, or nullptr */
 	Port *port_;
 	void *cm_id_;
+	srpt_dp_cm cm_;
 	LoginParams login_;
 	ChannelLimits limits_;
 	uint32_t credits_;
@@ -241,6 +250,8 @@ private:
 	/* Test knob test_send_done_delay_us (disabled: never holds). */
 	SendDoneHold send_done_hold_;
 	char name_[64];
+	char source_[64];
+	void *session_port_id_ = nullptr;
 	alignas(SRPT_WORK_ALIGN) unsigned char kick_work_[SRPT_WORK_SIZE];
 	alignas(SRPT_WORK_ALIGN) unsigned char release_work_[SRPT_WORK_SIZE];
 };
@@ -273,6 +284,14 @@ public:
 	void AddLocked(Channel &ch, Nexus &nexus);
 	/* Unlinks @ch and frees its nexus when empty. */
 	void Remove(Channel &ch);
+
+	/*
+	 * Channels with a session under ACL @acl_name of configfs port
+	 * @port_id (Channel::session_port_id), by id: fills up to @max,
+	 * returns the count.
+	 */
+	uint32_t AclChannels(void *port_id, const char *acl_name,
+			     srpt_acl_channel *out, uint32_t max);
 
 	/* Disconnects every channel whose port (or device) matches. */
 	void DisconnectPort(Port *port);

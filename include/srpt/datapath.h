@@ -78,6 +78,8 @@ struct srpt_dp_ch_args {
 	uint8_t cm;         /* enum srpt_dp_cm */
 	uint16_t pkey;      /* IB/CM: P_Key of the REQ's primary path */
 	void *core_ch;      /* handed back by every completion */
+	const char *name;   /* the session's name, for tracepoints; lives as
+			     * long as the channel */
 	/*
 	 * The device's SRQ: the QP receives from it (qp_init.srq) and has no
 	 * receive queue of its own; NULL: a receive queue of rq_size WRs.
@@ -361,6 +363,21 @@ struct srpt_dp_stats {
 	uint64_t send_done_held_total; /* held since the login */
 };
 void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
+
+/* One channel of a node ACL's session (configfs acls/<name>/info). */
+struct srpt_acl_channel {
+	uint32_t id;
+	bool rdma_cm;            /* logged in through RDMA/CM, else IB/CM */
+	char source[64];         /* the initiator's address or port GID */
+	struct srpt_dp_stats stats;
+};
+/*
+ * The channels whose LIO session was set up under the node ACL @acl_name
+ * of the configfs port @port_id, by channel id: fills up to @max and
+ * returns how many there are. Contract: process context (configfs).
+ */
+uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
+				struct srpt_acl_channel *out, uint32_t max);
 
 /* ---- kernel services of the data path (glue) ------------------------ */
 

@@ -19,7 +19,8 @@ MICROBENCH_CORE_FLAGS := -fno-exceptions -fno-rtti
 MICROBENCH_CORE_SRCS := $(sort $(wildcard $(ROOT)/src/core/*.cpp)) \
 	$(addprefix $(ROOT)/src/,iu_parse.cpp iu_build.cpp login.cpp log.cpp)
 MICROBENCH_TEST_SRCS := $(sort $(wildcard $(ROOT)/tests/bench/*.cpp)) \
-	$(ROOT)/tests/host/platform_host.cpp
+	$(ROOT)/tests/host/platform_host.cpp \
+	$(ROOT)/tests/host/trace_host.cpp
 
 MICROBENCH_CORE_OBJS := $(patsubst $(ROOT)/%.cpp,$(MICROBENCH_DIR)/obj/%.o,$(MICROBENCH_CORE_SRCS))
 MICROBENCH_TEST_OBJS := $(patsubst $(ROOT)/%.cpp,$(MICROBENCH_DIR)/obj/%.o,$(MICROBENCH_TEST_SRCS))

@@ -69,6 +69,7 @@ protected:
 		srpt_core_rdma_cm_shutdown();
 		srpt_core_exit();
 		host::ResetDataPath();
+		host::SetTracing(false);
 	}
 
 	/* What the kernel would deliver: DREQ/DREP, then the flushed ZLW. */
@@ -153,6 +154,34 @@ protected:
 		std::memcpy(r.buf(), iu.data(), iu.size());
 		srpt_core_dp_recv_done(ch, index,
 				       static_cast<uint32_t>(iu.size()), true);
+	}
+
+	/*
+	 * One send context: a live channel gets two commands, the second
+	 * waits for the first's send completion, both are answered, then
+	 * the port is disabled. nullptr if a step went wrong (reported).
+	 */
+	Channel *TwoCommandsThroughOneSendContext()
+	{
+		host::Script().send_ctx_limit = 1;
+		Channel *ch = LiveChannel();
+		if (!ch)
+			return nullptr;
+		host::FakeCh &f = *host::FakeChannels()[0];
+		Receive(ch, TestUnitReady(1), 0);
+		Receive(ch, TestUnitReady(2), 1); /* no send context: waits */
+		srpt_dp_rsp rsp{};
+		for (size_t i = 0; i < 2; i++) {
+			EXPECT_EQ(f.submitted.size(), i + 1);
+			if (f.submitted.size() != i + 1)
+				return nullptr;
+			EXPECT_EQ(srpt_core_dp_queue_response(
+				      ch, f.submitted_index[i], &rsp),
+				  0);
+			srpt_core_dp_send_done(ch, f.submitted_index[i], true);
+		}
+		EXPECT_EQ(srpt_core_tpg_enable(gid_port_, false), 0);
+		return ch;
 	}
 
 	int ib_device_ = 0;
@@ -485,6 +514,56 @@ TEST_F(DataPathFixture, SendContextLimitMakesIusWait)
 	srpt_core_dp_send_done(ch, f.submitted_index[1], true);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
+}
+
+/*
+ * The core's tracepoints (srpt_login, srpt_channel_state, srpt_iu_wait,
+ * srpt_iu_resume, srpt_credits, srpt_disconnect) along one channel's life,
+ * in order and with their fields.
+ */
+TEST_F(DataPathFixture, TracepointsFollowLoginWaitListCreditsAndDisconnect)
+{
+	host::SetTracing(true);
+	Channel *ch = TwoCommandsThroughOneSendContext();
+	ASSERT_NE(ch, nullptr);
+
+	const std::string s = ch->name(), id = std::to_string(ch->id());
+	const std::vector<std::string> want = {
+	    "login session=" + s + " initiator=" + kInitiator +
+		" accepted why=accepted rej=0 it_iu_len=8260 credits=128",
+	    "channel_state session=" + s + " ch=" + id + " connecting->live",
+	    "iu_wait session=" + s + " depth=1",
+	    "credits session=" + s + " granted=1 req_lim=127",
+	    "iu_resume session=" + s + " depth=0",
+	    "credits session=" + s + " granted=1 req_lim=128",
+	    "channel_state session=" + s + " ch=" + id + " live->disconnecting",
+	    "disconnect session=" + s + " ch=" + id +
+		" why=target port disabled",
+	};
+	EXPECT_EQ(host::TraceEvents(), want);
+	host::SetTracing(false);
+}
+
+TEST_F(DataPathFixture, RefusedLoginIsTracedWithItsReason)
+{
+	host::SetTracing(true);
+	EnableGidPort(); /* no ACL */
+	EXPECT_NE(Login(LoginReqRdma(), &cm_ids_[0]), 0);
+	const std::vector<std::string> want = {
+	    std::string("login session=") + kSrcAddr +
+		" initiator=" + kInitiator +
+		" rejected why=the target core refused the session (no ACL?)"
+		" rej=65542 it_iu_len=8260 credits=0",
+	};
+	EXPECT_EQ(host::TraceEvents(), want);
+	host::SetTracing(false);
+}
+
+TEST_F(DataPathFixture, NothingIsTracedWhileTracingIsOff)
+{
+	host::SetTracing(false);
+	ASSERT_NE(TwoCommandsThroughOneSendContext(), nullptr);
+	EXPECT_TRUE(host::TraceEvents().empty());
 }
 
 TEST_F(DataPathFixture, DisablingThePortDisconnectsItsChannels)

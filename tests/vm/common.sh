@@ -102,7 +102,7 @@ start_guest() {
 		-no-reboot -nic none \
 		-kernel "$IMAGE_DIR/vmlinux" -initrd "$dir/initrd" \
 		-append "console=ttyS0 panic=-1 loglevel=5 net.ifnames=0" \
-		-drive "file=$IMAGE_DIR/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
+		-drive "file=${VM_ROOTFS:-$IMAGE_DIR/rootfs.ext4},if=virtio,format=raw,snapshot=on" \
 		-drive "file=$dir/out.img,if=virtio,format=raw" \
 		"$@" >"$dir/qemu.log" 2>&1 &
 	GUEST_PID=$!

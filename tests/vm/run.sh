@@ -3,7 +3,9 @@
 # and a closing 'N passed, N failed' line.
 #
 #   tests/vm/run.sh [scenario...]        (default: e2e configfs twohost)
-#   SRPT=intree|port   which ib_srpt the target loads (default intree)
+#   SRPT=intree|port   which ib_srpt the target loads (default intree);
+#                      dkms: the one DKMS built in VM_ROOTFS (dkms-check.sh)
+#   VM_ROOTFS=path     root filesystem image instead of the cached one
 #   SRPT_KO=path       the port's module (default $ROOT/ib_srpt.ko)
 #   VM_TIMEOUT=secs    per guest; a guest still running then is killed (600)
 #   VM_ARTIFACTS=dir   default $ROOT/build/vm-artifacts -> <dir>/<SRPT>/<scenario>/
@@ -15,7 +17,9 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-case $SRPT in intree|port) ;; *) die "SRPT must be intree or port, not '$SRPT'";; esac
+# SRPT=dkms: the module the ib-srpt-dkms package built inside the guest's
+# root filesystem (VM_ROOTFS, made by tests/vm/dkms-check.sh).
+case $SRPT in intree|port) ;; dkms) [ -n "${VM_ROOTFS:-}" ] || die "SRPT=dkms needs VM_ROOTFS";; *) die "SRPT must be intree, port or dkms, not '$SRPT'";; esac
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(e2e configfs twohost)
 

@@ -46,6 +46,7 @@
 #include <srpt/lock.hpp>
 #include <srpt/log.hpp>
 #include <srpt/status.hpp>
+#include <srpt/trace.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <utility>
@@ -392,6 +393,7 @@ public:
 			SetPhaseLocked(ChannelPhase::kClosing);
 		SetPhaseLocked(ChannelPhase::kReleased);
 		while (RecvCtx *r = wait_.Pop()) {
+			r->waited_ = false;
 			r->state_ = RecvState::kHandling;
 			ReturnRecvLocked(*r);
 		}
@@ -463,8 +465,13 @@ public:
 			stats_.ius_no_send_ctx++;
 		wait_.Push(r);
 		DrainLocked(guard);
-		if (r.state_ == RecvState::kWaiting)
+		if (r.state_ == RecvState::kWaiting) {
 			stats_.ius_waited++;
+			r.waited_ = true;
+			if (srpt_tracing())
+				srpt_trace_iu_wait(
+				    name_, static_cast<uint32_t>(wait_.size()));
+		}
 	}
 
 	/* The SEND of a response completed (@ok false: flushed/failed). */
@@ -732,6 +739,13 @@ private:
 				s->holds_credit_ = true;
 			}
 			(void)wait_.Pop();
+			if (r->waited_) {
+				r->waited_ = false;
+				if (srpt_tracing())
+					srpt_trace_iu_resume(
+					    name_, static_cast<uint32_t>(
+						       wait_.size()));
+			}
 			const bool held =
 			    s && kind == IuKind::kCmd && r->class_.keeps_buffer;
 			if (held) {
@@ -837,6 +851,8 @@ private:
 		}
 		s.holds_credit_ = false;
 		s.posted_wrs_ = 1 + n_rdma_writes;
+		if (srpt_tracing())
+			srpt_trace_credits(name_, delta, ledger_.req_lim());
 		(void)s.state_.TransitionTo(s.state_.Is(CmdState::kMgmt)
 						? CmdState::kMgmtRspSent
 						: CmdState::kCmdRspSent);

@@ -144,6 +144,8 @@ private:
 
 	uint32_t byte_len_ = 0;
 	RecvState state_ = RecvState::kIdle;
+	/* Stayed on the wait list on arrival (srpt_iu_wait was traced). */
+	bool waited_ = false;
 	IuClass class_;
 };
 

@@ -43,6 +43,21 @@ wait_for() {
 	return 0
 }
 
+# single_host_target: the one-guest setup scenarios share: rxe on the veth
+# pair, ib_srpt loaded, rxe1's port exported (targetcli_config: rd_mcp and
+# fileio LUNs, the initiator's ACL), the RDMA/CM port set. Sets TGT_PORT,
+# INI_ID, GUID and LOGIN (without dest=).
+single_host_target() {
+	setup_veth_rxe
+	load_srpt
+	TGT_PORT=$(gid_hex rxe1)
+	INI_ID=$(gid_hex rxe1)
+	GUID=$(srpt_guid rxe0)
+	targetcli_config "$TGT_PORT" "$INI_ID"
+	set_rdma_cm_port
+	LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}"
+}
+
 # load_nullb: /dev/nullb0, the block device iblock LUNs sit on: 1 GiB,
 # memory-backed (keeps what is written), 512-byte blocks, completing from
 # softirq like a real disk's interrupt. max_sectors: null_blk's default (255
@@ -122,6 +137,10 @@ load_srpt() {
 	echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
 	if [ "$SRPT" = port ]; then
 		case $path in */updates/*) ;; *) fail "SRPT=port but modprobe resolved $path, not updates/";; esac
+	elif [ "$SRPT" = dkms ]; then
+		case $path in */updates/dkms/ib_srpt.ko) ;; *) fail "SRPT=dkms but modprobe resolved $path, not updates/dkms/";; esac
+		local v; v=$(cat /sys/module/ib_srpt/version 2>/dev/null)
+		[ "$v" = "${DKMS_VERSION:-}" ] || fail "SRPT=dkms: loaded ib_srpt version '$v', the package is '${DKMS_VERSION:-}'"
 	else
 		case $path in */updates/*) fail "SRPT=intree but modprobe resolved $path";; esac
 	fi

@@ -76,6 +76,12 @@ std::vector<uint16_t> RdmaCmListeners();
 /* Makes srpt_rdma_cm_listen(@port) fail with @negative_errno (0 clears). */
 void FailRdmaCmListen(uint16_t port, int negative_errno);
 
+/* ---- tracepoints (tests/host/trace_host.cpp) ---- */
+/* Turns the core's tracepoints on or off and forgets what was recorded. */
+void SetTracing(bool on);
+/* One line per event since SetTracing: "<event> session=... ...". */
+std::vector<std::string> TraceEvents();
+
 /* ---- context ---- */
 /* Spinlocks held by the calling thread (sleeping while > 0 is a bug). */
 int SpinLocksHeld();
