@@ -70,9 +70,8 @@ dd_cmp "$DEV_LUN0" 4 4
 echo "rmmod: refused (refcnt $refcnt)" >"$OUT/rmmod.txt"
 ok "rmmod ib_srpt refused while configured (refcnt $refcnt); the session still moves data"
 
-# What fio is given (on 6.12 fio found no /dev/sda here although dd_cmp had
-# just used it: under investigation, docs/testing-vm.md "Linux 6.12").
 echo "before fio: $(stat -c '%n: %F' "$DEV_LUN0" 2>&1)"
+[ -b "$DEV_LUN0" ] || fail "$DEV_LUN0 is not a block device before fio"
 # allow_file_create=0: time_based fio reopens its file on every pass; once
 # the disk is gone it would create a regular file of that name in
 # devtmpfs, and from 6.6 on (tmpfs takes O_DIRECT) keep doing I/O to it
