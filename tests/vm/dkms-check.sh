@@ -50,7 +50,18 @@ in_root() { chroot "$mnt" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root L
 
 # 1. What the package needs, from the archive the host uses (the guest's
 # kernel headers are in bookworm-security).
-cp /etc/apt/sources.list.d/*.sources "$mnt/etc/apt/sources.list.d/" 2>/dev/null
+# (one-line .list or deb822 .sources, wherever the host keeps them; only
+# files whose every archive is Debian's: another repository's key is not
+# in the image).
+debian_only() {
+	grep -q 'debian\.org' "$1" &&
+		! grep -E '^(deb(-src)?[[:space:]]|URIs:)' "$1" | grep -v 'debian\.org' | grep -q .
+}
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+	[ -f "$f" ] && debian_only "$f" || continue
+	case $f in /etc/apt/sources.list) n=host.list ;; *) n=host-$(basename "$f") ;; esac
+	cp "$f" "$mnt/etc/apt/sources.list.d/$n"
+done
 cp /etc/resolv.conf "$mnt/etc/resolv.conf" 2>/dev/null
 log "dkms: apt-get install dkms make g++-12 man-db linux-headers-$KVER in the image"
 if in_root apt-get update -qq >"$out/apt.log" 2>&1 &&
