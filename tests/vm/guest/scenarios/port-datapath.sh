@@ -24,7 +24,7 @@
 #     refcount and slab usage come back to their baseline.
 . /srpt/lib.sh
 
-[ "$SRPT" = port ] || { echo "port-datapath: port-only counters; skipped for SRPT=$SRPT"; exit 0; }
+[ "$SRPT" = port ] || fail "port-datapath checks the port's debugfs counters and test knobs: run it with SRPT=port"
 RELOGINS=${RELOGINS:-20}
 
 setup_veth_rxe

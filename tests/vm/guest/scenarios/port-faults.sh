@@ -16,7 +16,7 @@
 # (fail_function's `times` countdown) and the outcome.
 . /srpt/lib.sh
 
-[ "$SRPT" = port ] || { echo "port-faults: injects into the port's glue; skipped for SRPT=$SRPT"; exit 0; }
+[ "$SRPT" = port ] || fail "port-faults injects into the port's glue: run it with SRPT=port"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 FI=/sys/kernel/debug/fail_function
 [ -d "$FI" ] || fail "no $FI: port-faults needs the check-debug kernel (CONFIG_FAIL_FUNCTION)"

@@ -17,7 +17,7 @@
 #  4. rxe1 back, teardown, unload, clean dmesg.
 . /srpt/lib.sh
 
-[ "$SRPT" = port ] || { echo "port-srq: port-only debugfs counters; skipped for SRPT=$SRPT"; exit 0; }
+[ "$SRPT" = port ] || fail "port-srq checks the port's debugfs counters: run it with SRPT=port"
 
 setup_veth_rxe
 load_srpt
