@@ -309,17 +309,6 @@ static struct configfs_attribute *srpt_wwn_attrs[] = {
  */
 #define SRPT_ACL_INFO_MAX_CHANNELS 16
 
-static const char *srpt_conn_state(const char *ch_state)
-{
-	if (!strcmp(ch_state, "live"))
-		return "LOGGED_IN";
-	if (!strcmp(ch_state, "connecting"))
-		return "IN_LOGIN";
-	if (!strcmp(ch_state, "disconnecting") || !strcmp(ch_state, "draining"))
-		return "IN_LOGOUT";
-	return "CLEANUP_WAIT";
-}
-
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 {
 	struct se_node_acl *nacl = acl_to_nacl(item);
@@ -342,7 +331,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 	}
 	n = min_t(u32, n, SRPT_ACL_INFO_MAX_CHANNELS);
 	for (i = 0; i < n; i++)
-		live |= !strcmp(chs[i].stats.state, "live");
+		live |= chs[i].logged_in;
 	len += sysfs_emit_at(page, len, "InitiatorName: %s\n",
 			     nacl->initiatorname);
 	len += sysfs_emit_at(page, len, "InitiatorAlias: \n");
@@ -358,7 +347,7 @@ static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 
 		len += sysfs_emit_at(page, len,
 				     "CID: %u  Connection State: TARG_CONN_STATE_%s\n",
-				     chs[i].id, srpt_conn_state(st->state));
+				     chs[i].id, chs[i].conn_state);
 		len += sysfs_emit_at(page, len, "   Address %s %s\n",
 				     chs[i].source,
 				     chs[i].rdma_cm ? "RDMA/CM" : "IB/CM");

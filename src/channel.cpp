@@ -32,6 +32,23 @@ const char *ChannelStateName(ChannelState s)
 	return "?";
 }
 
+const char *LioConnStateName(ChannelState s)
+{
+	switch (s) {
+	case ChannelState::kConnecting:
+		return "IN_LOGIN";
+	case ChannelState::kLive:
+		return "LOGGED_IN";
+	case ChannelState::kDisconnecting:
+	case ChannelState::kDraining:
+		return "IN_LOGOUT";
+	case ChannelState::kReleasing:
+	case ChannelState::kReleased:
+		break;
+	}
+	return "CLEANUP_WAIT";
+}
+
 namespace
 {
 
@@ -832,6 +849,10 @@ uint32_t ChannelRegistry::AclChannels(void *port_id, const char *acl_name,
 {
 	MutexGuard guard(mutex);
 	uint32_t n = 0;
+	/*
+	 * channels_ is in id order already: AddLocked gives each channel the
+	 * next id and appends it, both under the mutex.
+	 */
 	channels_.ForEach([&](Channel &ch) {
 		if (!ch.has_session() || ch.session_port_id() != port_id ||
 		    __builtin_strcmp(ch.name(), acl_name) != 0)
@@ -840,19 +861,14 @@ uint32_t ChannelRegistry::AclChannels(void *port_id, const char *acl_name,
 			srpt_acl_channel &c = out[n];
 			c.id = ch.id();
 			c.rdma_cm = ch.cm_kind() == SRPT_DP_RDMA_CM;
+			const ChannelState state = ch.state();
+			c.logged_in = state == ChannelState::kLive;
+			c.conn_state = LioConnStateName(state);
 			CopyName(c.source, ch.source());
 			ch.GetStats(&c.stats);
 		}
 		n++;
 	});
-	/* The registry lists channels by login; sessions list by id. */
-	const uint32_t filled = n < max ? n : max;
-	for (uint32_t i = 1; i < filled; i++)
-		for (uint32_t j = i; j > 0 && out[j - 1].id > out[j].id; j--) {
-			srpt_acl_channel t = out[j];
-			out[j] = out[j - 1];
-			out[j - 1] = t;
-		}
 	return n;
 }
 

@@ -73,6 +73,11 @@ constexpr bool IsLegalTransition(ChannelState from, ChannelState to)
 }
 
 const char *ChannelStateName(ChannelState s);
+/*
+ * @s as an LIO iSCSI connection state name (without TARG_CONN_STATE_),
+ * the words rtslib parses from an ACL's info file for targetcli sessions.
+ */
+const char *LioConnStateName(ChannelState s);
 
 /* errno (0 or negative) of a glue call as a Status. */
 constexpr Status StatusFromErrno(int rc)

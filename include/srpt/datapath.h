@@ -368,13 +368,19 @@ void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
 struct srpt_acl_channel {
 	uint32_t id;
 	bool rdma_cm;            /* logged in through RDMA/CM, else IB/CM */
+	bool logged_in;          /* the channel serves I/O (state "live") */
+	/*
+	 * The channel's state in the words of LIO's iSCSI connection states,
+	 * which rtslib parses: LOGGED_IN, IN_LOGIN, IN_LOGOUT, CLEANUP_WAIT.
+	 */
+	const char *conn_state;
 	char source[64];         /* the initiator's address or port GID */
 	struct srpt_dp_stats stats;
 };
 /*
  * The channels whose LIO session was set up under the node ACL @acl_name
- * of the configfs port @port_id, by channel id: fills up to @max and
- * returns how many there are. Contract: process context (configfs).
+ * of the configfs port @port_id, in channel id order (the order of their
+ * logins): fills up to @max and returns how many there are. Contract: process context (configfs).
  */
 uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
 				struct srpt_acl_channel *out, uint32_t max);

@@ -1203,6 +1203,49 @@ TEST_F(IbCmFixture, AcceptFailureRejectsOnTheIbCmIdAndReleasesOnce)
 	EXPECT_EQ(host::OutstandingAllocations(), before_login_);
 }
 
+/* configfs acls/<name>/info (targetcli sessions) reads this. */
+TEST_F(IbCmFixture, AclChannelsListsTheSessionsChannelsInLoginOrder)
+{
+	EnableGidPort();
+	host::Script().acl_names = {kInitiator};
+	ASSERT_EQ(Login(LoginReqRdma(0x81), &cm_ids_[0]), 0); /* MULTI */
+	ASSERT_EQ(LoginIb(LoginReqIb(0x81), &cm_ids_[1]), 0); /* MULTI */
+	auto &fakes = host::FakeChannels();
+	ASSERT_EQ(fakes.size(), 2u);
+	auto *first = static_cast<Channel *>(fakes[0]->args.core_ch);
+	auto *second = static_cast<Channel *>(fakes[1]->args.core_ch);
+	srpt_core_dp_cm_event(second, SRPT_DP_CM_ESTABLISHED);
+
+	srpt_acl_channel out[3]{};
+	ASSERT_EQ(srpt_core_acl_channels(gid_port_, kInitiator, out, 3), 2u);
+	EXPECT_EQ(out[0].id, first->id());
+	EXPECT_LT(out[0].id, out[1].id);
+	EXPECT_TRUE(out[0].rdma_cm);
+	EXPECT_FALSE(out[0].logged_in);
+	EXPECT_STREQ(out[0].conn_state, "IN_LOGIN");
+	EXPECT_STREQ(out[0].stats.state, "connecting");
+	EXPECT_EQ(out[1].id, second->id());
+	EXPECT_FALSE(out[1].rdma_cm);
+	EXPECT_TRUE(out[1].logged_in);
+	EXPECT_STREQ(out[1].conn_state, "LOGGED_IN");
+	EXPECT_EQ(out[2].id, 0u); /* nothing written past the count */
+
+	/* Fewer slots than channels: the count, the first ones filled. */
+	srpt_acl_channel one[1]{};
+	EXPECT_EQ(srpt_core_acl_channels(gid_port_, kInitiator, one, 1), 2u);
+	EXPECT_EQ(one[0].id, first->id());
+	/* Another ACL name or another port: none. */
+	EXPECT_EQ(srpt_core_acl_channels(gid_port_, "0x00", out, 3), 0u);
+	EXPECT_EQ(srpt_core_acl_channels(nullptr, kInitiator, out, 3), 0u);
+
+	EXPECT_STREQ(LioConnStateName(ChannelState::kDisconnecting),
+		     "IN_LOGOUT");
+	EXPECT_STREQ(LioConnStateName(ChannelState::kDraining), "IN_LOGOUT");
+	EXPECT_STREQ(LioConnStateName(ChannelState::kReleasing),
+		     "CLEANUP_WAIT");
+	EXPECT_STREQ(LioConnStateName(ChannelState::kReleased), "CLEANUP_WAIT");
+}
+
 TEST_F(IbCmFixture, IbAndRdmaChannelsOfOneInitiatorShareTheNexus)
 {
 	EnableGidPort();
