@@ -366,6 +366,66 @@ unload_all() {
 	ok "all scenario modules unloaded"
 }
 
+# Slab baseline --------------------------------------------------------
+
+# Unreclaimable slab in kB, after dropping caches and shrinking every SLUB
+# cache (empty slabs kept on per-cpu/partial lists are given back), so that
+# what remains is objects still allocated.
+slab_unreclaim() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	local f
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f" 2>/dev/null; done
+	awk '/^SUnreclaim:/{print $2}' /proc/meminfo
+}
+# slab_baseline (before anything is loaded) and slab_check WHEN (after the
+# final teardown and unload): two checks, two tolerances (measured on the
+# stock guest kernel, 2026-11-29/30: in-tree +368/+412/+544 kB total,
+# +8/+132 kB kmalloc; port +412/+432/+560 kB total, +88/+104 kB kmalloc):
+#  - every unreclaimable cache together, within 1024 kB. The noise is the
+#    kernel's, not the drivers': kworker threads the workqueues spawned under
+#    load stay for 5 minutes (task_struct, signal/sighand, kernfs, proc
+#    inodes) and first use warms caches (radix_tree_node, inode_cache);
+#    370-560 kB seen, so 1 MiB. It catches gross leaks (a leaked device
+#    with its SRQ/MAD state, a per-I/O leak over the ~5000 commands of fio);
+#  - the kmalloc-* caches alone (where both drivers' channel and device
+#    objects live: the port allocates everything with kmalloc; the in-tree
+#    driver's own kmem caches are destroyed at unload, and a leak there is
+#    a "cache still has objects" BUG that check_dmesg catches), net growth
+#    within 256 kB: noise up to +132 kB, while one leaked login of the port
+#    is ~100 kB of kmalloc slab (2 channels x (128 response buffers of
+#    256 B + the glue arrays)), a per-command leak of 64 B over fio ~300 kB.
+SLAB_TOLERANCE_KB=${SLAB_TOLERANCE_KB:-1024}
+KMALLOC_TOLERANCE_KB=${KMALLOC_TOLERANCE_KB:-256}
+slab_baseline() {
+	SLAB0=$(slab_unreclaim)
+	cp /proc/slabinfo "$OUT/slabinfo.before"
+	echo "SUnreclaim before loading anything: $SLAB0 kB"
+}
+slab_check() { # slab_check WHEN: fails if slab grew beyond the tolerances
+	local slab1 kmalloc
+	sleep 2 # RCU-deferred frees
+	slab1=$(slab_unreclaim)
+	cp /proc/slabinfo "$OUT/slabinfo.after"
+	# Growth per cache (slabs x pages per slab x 4 kB).
+	awk 'FNR==1{f++} /^#|^slabinfo/{next}
+		{kb=$15*$6*4; if(f==1) b[$1]=kb; else a[$1]=kb}
+		END{for(c in a) if(a[c]-b[c]!=0) printf "%8d kB  %s\n", a[c]-b[c], c}' \
+		"$OUT/slabinfo.before" "$OUT/slabinfo.after" | sort -rn >/tmp/slab-growth
+	kmalloc=$(awk '$3 ~ /kmalloc-/{s+=$1} END{print s+0}' /tmp/slab-growth)
+	{
+		echo "SUnreclaim $SLAB0 kB -> $slab1 kB ($((slab1 - SLAB0)) kB, tolerance $SLAB_TOLERANCE_KB kB)"
+		echo "kmalloc-* caches: $kmalloc kB net (tolerance $KMALLOC_TOLERANCE_KB kB)"
+		cat /tmp/slab-growth
+	} >"$OUT/slab.txt"
+	head -14 "$OUT/slab.txt"
+	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] ||
+		fail "kmalloc slab grew by $kmalloc kB $1"
+	[ $((slab1 - SLAB0)) -le "$SLAB_TOLERANCE_KB" ] ||
+		fail "unreclaimable slab grew by $((slab1 - SLAB0)) kB $1"
+	ok "unreclaimable slab back to its baseline ($((slab1 - SLAB0)) kB, kmalloc $kmalloc kB)"
+}
+
 # dmesg must be clean of these. The second line is what the checkers of
 # the check-debug kernel print (KASAN, KFENCE, lockdep, DEBUG_OBJECTS,
 # DEBUG_LIST, might_sleep, RCU lockdep); most of them come with WARNING or
