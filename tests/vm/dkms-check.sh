@@ -93,12 +93,21 @@ if in_root dpkg -i "/tmp/$(basename "$deb")" >"$out/install.log" 2>&1; then
 else
 	bad "dpkg -i (see $out/install.log): $(tail -3 "$out/install.log" | tr '\n' ' ')"; finish
 fi
-ko=$mnt/lib/modules/$KVER/updates/dkms/ib_srpt.ko
+# DKMS compresses a module as the kernel's config asks for its own
+# (6.12: CONFIG_MODULE_COMPRESS_XZ, ib_srpt.ko.xz; 6.1: none).
+cfg=$mnt/usr/src/linux-headers-$KVER/.config
+[ -f "$cfg" ] || bad "no kernel config $cfg in the image (linux-headers-$KVER)"
+if grep -q '^CONFIG_MODULE_COMPRESS_XZ=y' "$cfg"; then sfx=.xz
+elif grep -q '^CONFIG_MODULE_COMPRESS_ZSTD=y' "$cfg"; then sfx=.zst
+elif grep -q '^CONFIG_MODULE_COMPRESS_GZIP=y' "$cfg"; then sfx=.gz
+else sfx=; fi
+guest_ko=/lib/modules/$KVER/updates/dkms/ib_srpt.ko$sfx
+ko=$mnt$guest_ko
 if [ -f "$ko" ] && [ "$(modinfo -F version "$ko")" = "$ver" ] &&
 	[ "$(modinfo -F vermagic "$ko" | awk '{print $1}')" = "$KVER" ]; then
 	pass "DKMS built ib_srpt $ver for $KVER (updates/dkms/, srcversion $(modinfo -F srcversion "$ko"))"
 else
-	bad "no ib_srpt.ko of version $ver for $KVER under updates/dkms/ ($(ls "$mnt/lib/modules/$KVER/updates/dkms/" 2>&1))"
+	bad "no $(basename "$ko") of version $ver for $KVER under updates/dkms/ ($(ls "$mnt/lib/modules/$KVER/updates/dkms/" 2>&1))"
 fi
 st=$(in_root dkms status 2>&1)
 echo "$st" >"$out/dkms-status.txt"
@@ -140,7 +149,7 @@ in_root dpkg -i "/tmp/$(basename "$deb")" >"$out/reinstall.log" 2>&1 || bad "sec
 rm -f "$mnt/tmp/$(basename "$deb")"
 cleanup
 trap - EXIT
-if SRPT=dkms VM_ROOTFS=$img VMENV_DKMS_VERSION=$ver VM_ARTIFACTS=$out/vm \
+if SRPT=dkms VM_ROOTFS=$img VMENV_DKMS_VERSION=$ver VMENV_DKMS_KO=$guest_ko VM_ARTIFACTS=$out/vm \
 	"$VM_DIR/run.sh" e2e >"$out/e2e.log" 2>&1; then
 	pass "e2e on the DKMS-built module ($(grep -m1 '^PASS' "$out/e2e.log"))"
 else

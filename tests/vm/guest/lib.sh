@@ -138,7 +138,9 @@ load_srpt() {
 	if [ "$SRPT" = port ]; then
 		case $path in */updates/*) ;; *) fail "SRPT=port but modprobe resolved $path, not updates/";; esac
 	elif [ "$SRPT" = dkms ]; then
-		case $path in */updates/dkms/ib_srpt.ko) ;; *) fail "SRPT=dkms but modprobe resolved $path, not updates/dkms/";; esac
+		# the file dkms-check.sh found DKMS installed (6.12: ib_srpt.ko.xz)
+		[ -n "${DKMS_KO:-}" ] && [ "$path" = "$DKMS_KO" ] ||
+			fail "SRPT=dkms but modprobe resolved $path, not ${DKMS_KO:-(DKMS_KO unset)}"
 		local v; v=$(cat /sys/module/ib_srpt/version 2>/dev/null)
 		[ "$v" = "${DKMS_VERSION:-}" ] || fail "SRPT=dkms: loaded ib_srpt version '$v', the package is '${DKMS_VERSION:-}'"
 	else
