@@ -180,11 +180,41 @@ static void srpt_kwork_fn(struct work_struct *work)
 	w->fn(w->ctx);
 }
 
-void srpt_work_init(void *work, srpt_work_fn fn, void *ctx)
+/* One lockdep class per kind of work item (enum srpt_work_class). */
+#ifdef CONFIG_LOCKDEP
+static struct lock_class_key srpt_work_keys[SRPT_WORK_CLASS_COUNT];
+static const char *const srpt_work_names[SRPT_WORK_CLASS_COUNT] = {
+	[SRPT_WORK_PORT_REFRESH] = "(work_completion)srpt_port_refresh",
+	[SRPT_WORK_CHANNEL_KICK] = "(work_completion)srpt_channel_kick",
+	[SRPT_WORK_CHANNEL_RELEASE] = "(work_completion)srpt_channel_release",
+	[SRPT_WORK_SEND_DONE_HOLD] = "(work_completion)srpt_send_done_hold",
+	[SRPT_WORK_TEST] = "(work_completion)srpt_test",
+	[SRPT_WORK_TEST_OTHER] = "(work_completion)srpt_test_other",
+};
+
+static void srpt_work_set_class(struct work_struct *work,
+				enum srpt_work_class cls)
+{
+	unsigned int i = (unsigned int)cls < SRPT_WORK_CLASS_COUNT ?
+				 cls : SRPT_WORK_TEST;
+
+	lockdep_init_map(&work->lockdep_map, srpt_work_names[i],
+			 &srpt_work_keys[i], 0);
+}
+#else
+static void srpt_work_set_class(struct work_struct *work,
+				enum srpt_work_class cls)
+{
+}
+#endif
+
+void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
+		    enum srpt_work_class cls)
 {
 	struct srpt_kwork *w = work;
 
 	INIT_WORK(&w->work, srpt_kwork_fn);
+	srpt_work_set_class(&w->work, cls);
 	w->fn = fn;
 	w->ctx = ctx;
 }
@@ -212,11 +242,13 @@ static void srpt_kdwork_fn(struct work_struct *work)
 	w->fn(w->ctx);
 }
 
-void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx)
+void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx,
+			    enum srpt_work_class cls)
 {
 	struct srpt_kdwork *w = dwork;
 
 	INIT_DELAYED_WORK(&w->dwork, srpt_kdwork_fn);
+	srpt_work_set_class(&w->dwork.work, cls);
 	w->fn = fn;
 	w->ctx = ctx;
 }

@@ -295,8 +295,9 @@ Channel::Channel(const ChannelParams &p)
 {
 	CopyName(name_, p.name);
 	CopyName(source_, p.name);
-	srpt_work_init(kick_work_, KickWork, this);
-	srpt_work_init(release_work_, ReleaseWork, this);
+	srpt_work_init(kick_work_, KickWork, this, SRPT_WORK_CHANNEL_KICK);
+	srpt_work_init(release_work_, ReleaseWork, this,
+		       SRPT_WORK_CHANNEL_RELEASE);
 	device_->Get();
 }
 

@@ -122,7 +122,7 @@ extern "C" int srpt_core_add_device(const srpt_device_desc *desc,
 		return ToErrno(status);
 	for (uint32_t n = 1; n <= device->port_count(); n++)
 		srpt_work_init(device->port(n)->refresh_work, RefreshPortWork,
-			       device->port(n));
+			       device->port(n), SRPT_WORK_PORT_REFRESH);
 	*core_device = device;
 	return 0;
 }

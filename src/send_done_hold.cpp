@@ -30,7 +30,7 @@ Status SendDoneHold::Init(uint32_t delay_us, uint32_t capacity,
 	Entry *fifo = AllocateArray<Entry>(capacity, gfp);
 	if (!fifo)
 		return Status::kNoMemory;
-	srpt_delayed_work_init(work_, WorkFn, this);
+	srpt_delayed_work_init(work_, WorkFn, this, SRPT_WORK_SEND_DONE_HOLD);
 	SpinLockGuard guard(lock_);
 	fifo_ = fifo;
 	capacity_ = capacity;

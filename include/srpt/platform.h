@@ -175,12 +175,30 @@ static inline bool srpt_atomic_cmpxchg(int32_t *v, int32_t *expected,
 typedef void (*srpt_work_fn)(void *ctx);
 
 /*
+ * As for locks, lockdep needs one class per kind of work item: with one
+ * class for every work initialized through this wrapper, a work that
+ * cancels another (a channel's release work cancels its kick work) looks
+ * like a work waiting for itself ("possible recursive locking"), and real
+ * dependencies between kinds cannot be told apart.
+ */
+enum srpt_work_class {
+	SRPT_WORK_PORT_REFRESH = 0,
+	SRPT_WORK_CHANNEL_KICK,
+	SRPT_WORK_CHANNEL_RELEASE,
+	SRPT_WORK_SEND_DONE_HOLD,
+	SRPT_WORK_TEST,
+	SRPT_WORK_TEST_OTHER,
+	SRPT_WORK_CLASS_COUNT,
+};
+
+/*
  * Storage of SRPT_WORK_SIZE bytes aligned to SRPT_WORK_ALIGN.
  * Contract: srpt_work_queue() from any context; returns false when the work
  * was already pending. @fn runs later in process context on the system
  * workqueue. srpt_work_cancel_sync() and srpt_work_flush() sleep.
  */
-void srpt_work_init(void *work, srpt_work_fn fn, void *ctx);
+void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
+		    enum srpt_work_class cls);
 bool srpt_work_queue(void *work);
 bool srpt_work_cancel_sync(void *work);
 void srpt_work_flush(void *work);
@@ -195,7 +213,8 @@ void srpt_work_flush(void *work);
  * sleeps: afterwards @fn is neither pending nor running, even if it
  * re-queues itself.
  */
-void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx);
+void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx,
+			    enum srpt_work_class cls);
 bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us);
 bool srpt_delayed_work_cancel_sync(void *dwork);
 

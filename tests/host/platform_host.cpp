@@ -48,6 +48,7 @@ struct HostWork {
 	srpt_work_fn fn;
 	void *ctx;
 	bool pending;
+	srpt_work_class cls;
 };
 std::deque<HostWork *> g_work_queue;
 
@@ -57,6 +58,31 @@ struct HostDelayedWork {
 	void *ctx;
 	bool pending;
 	uint64_t due_ns;
+	srpt_work_class cls;
+};
+
+/*
+ * The kernel's lockdep check for work items, on the host: a work function
+ * that cancels or flushes a work item of its own class is reported (as
+ * lockdep reports "possible recursive locking" on the work's class), and
+ * so is one that waits for itself. The class of the work this thread runs
+ * now, or SRPT_WORK_CLASS_COUNT when none.
+ */
+thread_local srpt_work_class t_running_work = SRPT_WORK_CLASS_COUNT;
+
+void CheckWorkWait(srpt_work_class cls);
+
+class RunningWork
+{
+public:
+	explicit RunningWork(srpt_work_class cls) : prev_(t_running_work)
+	{
+		t_running_work = cls;
+	}
+	~RunningWork() { t_running_work = prev_; }
+
+private:
+	srpt_work_class prev_;
 };
 std::vector<HostDelayedWork *> g_delayed_work;
 
@@ -91,6 +117,14 @@ void Warn(const char *file, int line, const char *what)
 	}
 	std::fprintf(stderr, "srpt_warn: %s:%d: %s\n", file, line, what);
 	std::abort();
+}
+
+void CheckWorkWait(srpt_work_class cls)
+{
+	if (t_running_work != SRPT_WORK_CLASS_COUNT && t_running_work == cls)
+		Warn(__FILE__, __LINE__,
+		     "a work item cancels or flushes a work item of its own "
+		     "class (lockdep: possible recursive locking)");
 }
 
 } // namespace
@@ -221,9 +255,9 @@ void srpt_mutex_destroy(void *mutex)
 	static_cast<std::mutex *>(mutex)->~mutex();
 }
 
-void srpt_work_init(void *work, srpt_work_fn fn, void *ctx)
+void srpt_work_init(void *work, srpt_work_fn fn, void *ctx, srpt_work_class cls)
 {
-	new (work) HostWork{fn, ctx, false};
+	new (work) HostWork{fn, ctx, false, cls};
 }
 
 bool srpt_work_queue(void *work)
@@ -240,6 +274,7 @@ bool srpt_work_queue(void *work)
 bool srpt_work_cancel_sync(void *work)
 {
 	auto *w = static_cast<HostWork *>(work);
+	CheckWorkWait(w->cls);
 	std::lock_guard<std::mutex> guard(g_state_mutex);
 	if (!w->pending)
 		return false;
@@ -256,14 +291,17 @@ bool srpt_work_cancel_sync(void *work)
 void srpt_work_flush(void *work)
 {
 	auto *w = static_cast<HostWork *>(work);
+	CheckWorkWait(w->cls);
 	if (!srpt_work_cancel_sync(work))
 		return;
+	RunningWork running(w->cls);
 	w->fn(w->ctx);
 }
 
-void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx)
+void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx,
+			    srpt_work_class cls)
 {
-	new (dwork) HostDelayedWork{fn, ctx, false, 0};
+	new (dwork) HostDelayedWork{fn, ctx, false, 0, cls};
 }
 
 bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us)
@@ -281,6 +319,7 @@ bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us)
 bool srpt_delayed_work_cancel_sync(void *dwork)
 {
 	auto *w = static_cast<HostDelayedWork *>(dwork);
+	CheckWorkWait(w->cls);
 	std::lock_guard<std::mutex> guard(g_state_mutex);
 	if (!w->pending)
 		return false;
@@ -498,6 +537,7 @@ size_t RunPendingWork()
 			g_work_queue.pop_front();
 			w->pending = false;
 		}
+		RunningWork running(w->cls);
 		w->fn(w->ctx);
 		ran++;
 	}
@@ -522,6 +562,7 @@ size_t RunDueDelayedWork()
 				return ran;
 			w->pending = false;
 		}
+		RunningWork running(w->cls);
 		w->fn(w->ctx);
 		ran++;
 	}

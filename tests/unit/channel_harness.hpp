@@ -156,7 +156,7 @@ struct Harness {
 	explicit Harness(ChannelConfig cfg, FakeSrq *shared = nullptr)
 	    : srq(shared)
 	{
-		srpt_work_init(work, &Harness::WorkFn, this);
+		srpt_work_init(work, &Harness::WorkFn, this, SRPT_WORK_TEST);
 		if (srq)
 			cfg.srq_ring = &srq->ring;
 		EXPECT_EQ(core.Init(cfg, Gfp::kKernel), Status::kOk);
