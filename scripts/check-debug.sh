@@ -57,6 +57,8 @@ if [ "$SRPT" = port ]; then
 	[ "$vm" = "$REL" ] || die "built module's vermagic '$vm' is not the debug kernel's $REL"
 fi
 
+# (an assignment word cannot come from an expansion: export it)
+[ -z "$ko" ] || export SRPT_KO=$ko
 VM_ARTIFACTS=${VM_ARTIFACTS:-$top/build/vm-artifacts-debug} \
-DEBUG_KERNEL_DIR=$DK SRPT=$SRPT ${ko:+SRPT_KO=$ko} \
+DEBUG_KERNEL_DIR=$DK SRPT=$SRPT \
 	"$VM_DIR/run.sh" $DEBUG_SCENARIOS

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Builds (or reuses) the guest image for the check-debug kernel, as an
 # overlay of the stock image (tests/vm/build-image.sh), not a new debootstrap:
-#   vmlinux            the debug kernel (build-debug-kernel.sh)
+#   bzImage            the debug kernel the guest boots (build-debug-kernel.sh;
+#                      its vmlinux stays in the kernel's cache directory for
+#                      symbolising reports). Not the ELF vmlinux through
+#                      PVH like the stock image: the KASAN kernel dies
+#                      silently in PVH entry (QEMU exits at once, not one
+#                      line on the serial console), while the bzImage's
+#                      64-bit boot protocol boots it.
 #   initramfs.cpio.gz  the same initramfs-init with the debug kernel's
 #                      virtio/ext4 modules
 #   rootfs.ext4        a copy of the stock rootfs with
@@ -40,7 +46,9 @@ MODS="$STAGE/lib/modules/$REL"
 [ -f "$MODS/modules.dep" ] || die "no module tree in $MODS"
 log "debug guest image for $REL over $BASE"
 
-ln "$DK_DIR/vmlinux" "$TMP/vmlinux" 2>/dev/null || cp "$DK_DIR/vmlinux" "$TMP/vmlinux"
+bz="$DK_DIR/linux/arch/x86/boot/bzImage"
+[ -f "$bz" ] || die "no $bz"
+cp "$bz" "$TMP/bzImage"
 
 # Initramfs: as build-image.sh step 3, with the debug kernel's modules.
 IR="$TMP/initramfs"

@@ -97,10 +97,13 @@ make_payload() {
 start_guest() {
 	local dir=$1 smp=$2 mem=$3; shift 3
 	rm -f "$dir/out.img"; truncate -s 256M "$dir/out.img"
+	# the stock image boots its vmlinux (PVH), the debug image its bzImage
+	local kernel=$IMAGE_DIR/vmlinux
+	[ -f "$IMAGE_DIR/bzImage" ] && kernel=$IMAGE_DIR/bzImage
 	qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem" \
 		-display none -monitor none -serial "file:$dir/serial.log" \
 		-no-reboot -nic none \
-		-kernel "$IMAGE_DIR/vmlinux" -initrd "$dir/initrd" \
+		-kernel "$kernel" -initrd "$dir/initrd" \
 		-append "console=ttyS0 panic=-1 loglevel=5 net.ifnames=0" \
 		-drive "file=${VM_ROOTFS:-$IMAGE_DIR/rootfs.ext4},if=virtio,format=raw,snapshot=on" \
 		-drive "file=$dir/out.img,if=virtio,format=raw" \
