@@ -14,6 +14,8 @@
 # kernel under TCG is several times slower). Ends with 'N passed, N failed'.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Before common.sh, which defaults VM_TIMEOUT to the stock guest's 600 s.
+export VM_TIMEOUT=${VM_TIMEOUT:-5400}
 . "$top/tests/vm/common.sh"
 
 SRPT=${SRPT:-port}
@@ -25,7 +27,6 @@ if [ "$SRPT" = intree ]; then
 else
 	DEBUG_SCENARIOS=${DEBUG_SCENARIOS:-e2e port-datapath port-removal port-srq controlpath hostile integrity}
 fi
-export VM_TIMEOUT=${VM_TIMEOUT:-5400}
 out=$top/build/debug-kernel
 mkdir -p "$out"
 

@@ -112,11 +112,23 @@ start_guest() {
 	echo "$GUEST_PID" >"$dir/qemu.pid"
 }
 
-# wait_guest DIR PID TIMEOUT: 0 if the guest powered off in time, 1 if it
-# was killed by the timeout (by its PID only).
+# wait_guest DIR PID TIMEOUT [BOOT_TIMEOUT]: 0 if the guest powered off in
+# time, 1 if it was killed by the timeout (by its PID only), 2 if it was
+# killed because its init had not started the scenario ("guest: kernel"
+# on the serial console) within BOOT_TIMEOUT seconds.
 wait_guest() {
-	local dir=$1 pid=$2 tmo=$3 t=0
+	local dir=$1 pid=$2 tmo=$3 boot_tmo=${4:-0} t=0 booted=0
 	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$boot_tmo" -gt 0 ] && [ "$booted" = 0 ]; then
+			if grep -aq '^guest: kernel ' "$dir/serial.log" 2>/dev/null; then
+				booted=1
+			elif [ "$t" -ge "$boot_tmo" ]; then
+				echo "BOOT HANG: no scenario start after ${boot_tmo}s: killing qemu pid $pid" >>"$dir/qemu.log"
+				kill "$pid" 2>/dev/null; sleep 2; kill -9 "$pid" 2>/dev/null
+				wait "$pid" 2>/dev/null
+				return 2
+			fi
+		fi
 		if [ "$t" -ge "$tmo" ]; then
 			echo "TIMEOUT after ${tmo}s: killing qemu pid $pid" >>"$dir/qemu.log"
 			kill "$pid" 2>/dev/null; sleep 2; kill -9 "$pid" 2>/dev/null
