@@ -25,7 +25,8 @@ SRPT=${SRPT:-port}
 if [ "$SRPT" = intree ]; then
 	DEBUG_SCENARIOS=${DEBUG_SCENARIOS:-e2e port-removal integrity}
 else
-	DEBUG_SCENARIOS=${DEBUG_SCENARIOS:-e2e port-datapath port-removal port-srq controlpath hostile integrity}
+	# by risk: the data path first, the longest (hostile) last
+	DEBUG_SCENARIOS=${DEBUG_SCENARIOS:-e2e integrity port-datapath port-removal port-srq observe controlpath hostile}
 fi
 out=$top/build/debug-kernel
 mkdir -p "$out"
