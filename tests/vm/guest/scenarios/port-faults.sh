@@ -11,7 +11,20 @@
 #     channel fails here;
 #   - then a clean login with dd+cmp proves the target still serves;
 #   - dmesg since the round began must show no checker report (lib.sh).
-# After the last point: teardown, unload, check_dmesg with kmemleak.
+# A point a rate never hit (a per-login call at 1 % over three logins) gets
+# one more round, "first": its first call fails (probability 100, times 1),
+# so that every point is injected at least once.
+# Then every point at once, at FAULT_ALL_RATE (5 %), with `rdma link delete
+# rxe1` under fio and the device added back: the same checks afterwards.
+# How each injected failure ended is read from the port's tracepoints
+# (enabled for the round): logins rejected (srpt_login ... rejected: a
+# LOGIN_REJ or a failed add_target), disconnects (srpt_disconnect), and
+# responses that were not GOOD (srpt_cmd_rsp status != 0: CHECK CONDITION,
+# BUSY); an I/O the core answered BUSY itself (srpt_dp_submit_cmd failed)
+# has no tracepoint and shows as an fio retry or error.
+# After the last round: teardown, unload, check_dmesg with kmemleak, and
+# unreclaimable slab back to its value before anything was loaded
+# (slab_check, lib.sh).
 # Per point, faults-results.tsv records how many failures were injected
 # (fail_function's `times` countdown) and the outcome.
 . /srpt/lib.sh
@@ -23,14 +36,17 @@ FI=/sys/kernel/debug/fail_function
 
 POINTS=${FAULT_POINTS:-srpt_kzalloc srpt_kvzalloc srpt_dp_ch_create srpt_dp_map_recv srpt_dp_map_send srpt_dp_srq_create srpt_dp_srq_map_recv srpt_dp_srq_post_recv srpt_dp_post_recv srpt_dp_post_send srpt_dp_post_rdma_read srpt_dp_post_zlw srpt_dp_cm_accept srpt_dp_session_setup srpt_dp_submit_cmd srpt_dp_submit_tmr}
 RATES=${FAULT_RATES:-1 5 20}
+ROUNDS=${FAULT_ROUNDS:-3}
+ALL_RATE=${FAULT_ALL_RATE:-5}
 TIMES=1000000
 
+slab_baseline
 setup_veth_rxe
 load_srpt
 TGT_PORT=$(gid_hex rxe1)
 INI_ID=$(gid_hex rxe1)
 GUID=$(srpt_guid rxe0)
-run "modprobe null_blk" modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512
+load_nullb
 TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
 set_rdma_cm_port
 LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
@@ -39,19 +55,37 @@ modprobe -a sd_mod sg ib_srp || fail "modprobe initiator"
 ADD=/sys/class/infiniband_srp/srp-rxe1-1/add_target
 
 fi_off() { echo >"$FI/inject"; }
-fi_on() { # fi_on FUNCTION PERCENT
+fi_add() { # fi_add FUNCTION: one more function on the injection list
 	echo "$1" >"$FI/inject" || fail "fail_function does not accept $1 (not whitelisted? glue/fault_points.c)"
 	case $1 in
 	srpt_kzalloc|srpt_kvzalloc) echo 0 >"$FI/$1/retval" ;;
 	*) echo -12 >"$FI/$1/retval" ;;
 	esac
-	echo "$2" >"$FI/probability"
+}
+fi_arm() { # fi_arm PERCENT TIMES
+	echo "$1" >"$FI/probability"
 	echo 1 >"$FI/interval"
-	echo "$TIMES" >"$FI/times"
+	echo "$2" >"$FI/times"
 	echo 0 >"$FI/space"
 	echo 0 >"$FI/verbose"   # no stack dump per failure (BAD_DMESG: Call Trace)
 }
-injected() { echo $(( TIMES - $(cat "$FI/times") )); }
+injected() { echo $(( ARMED - $(cat "$FI/times") )); }
+
+T=/sys/kernel/tracing
+mountpoint -q $T || mount -t tracefs tracefs $T || fail "cannot mount tracefs"
+echo 4096 >$T/buffer_size_kb
+echo 'status != 0' >$T/events/ib_srpt/srpt_cmd_rsp/filter
+trace_on() {
+	: >$T/trace
+	local e; for e in srpt_login srpt_disconnect srpt_cmd_rsp; do echo 1 >$T/events/ib_srpt/$e/enable; done
+}
+trace_off() { # -> LREJ DISC NOTGOOD of the round
+	echo 0 >$T/events/ib_srpt/enable
+	cat $T/trace >>"$OUT/faults-trace.txt"
+	LREJ=$(grep -c 'srpt_login:.* rejected' $T/trace)
+	DISC=$(grep -c 'srpt_disconnect:' $T/trace)
+	NOTGOOD=$(grep -c 'srpt_cmd_rsp:' $T/trace)
+}
 logout_all() {
 	local p
 	for p in /sys/class/srp_remote_ports/port-*; do
@@ -66,68 +100,142 @@ srp_disks() { # block devices of the current ib_srp hosts
 }
 srp_disks_present() { [ -n "$(srp_disks)" ]; }
 
+# one_round ROUND TAG: use_srq toggle, a login, fio verify on its first
+# disk; counts into lok lfail ioerr vmis
+one_round() {
+	echo $(( $1 % 2 )) >"$ATTR" 2>/dev/null  # use_srq toggled (no login open)
+	if echo "$LOGIN" >"$ADD" 2>/dev/null; then
+		lok=$((lok + 1))
+		# a LUN scan that failed under injection leaves no disk
+		wait_for 30 "a disk" srp_disks_present
+		local d
+		for d in $(srp_disks); do
+			[ -b "$d" ] || continue
+			fio_round "$d" "$OUT/fio-$2-$1.txt" ${3:+"$3"}
+			break
+		done
+	else
+		lfail=$((lfail + 1))
+	fi
+	logout_all || { verdict=FAIL; why="initiator could not log out"; }
+}
+fio_round() { # fio_round DEV OUTPUT [DURING]: 2 MiB randwrite + crc32c verify
+	fio --name=fi --filename="$1" --direct=1 --ioengine=libaio --iodepth=8 \
+		--rw=randwrite --bs=4k --size=2M --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --output="$2" >/dev/null 2>&1 &
+	local pid=$!
+	[ -z "${3:-}" ] || { sleep 2; $3; }
+	wait $pid
+	if grep -qiE 'verify failed|bad magic|bad header|verify: ' "$2"; then
+		vmis=$((vmis + 1))
+	elif ! grep -q 'err= 0' "$2"; then
+		ioerr=$((ioerr + 1))
+	fi
+}
+# after_round: injection off; the initiator logs out, every channel is
+# released, a clean login with dd+cmp works, dmesg since MARK is clean
+after_round() {
+	n=$(injected)
+	fi_off
+	trace_off
+	echo 0 >"$ATTR" 2>/dev/null
+	logout_all || { verdict=FAIL; why="${why:+$why; }initiator could not log out"; }
+	if ! wait_for 60 "rc qps gone" sh -c '! rdma res show qp 2>/dev/null | grep -q "type RC"'; then
+		verdict=FAIL; why="${why:+$why; }channels not released: $(rdma res show qp | grep -c 'type RC') RC QP(s)"
+	fi
+	[ "$vmis" = 0 ] || { verdict=FAIL; why="${why:+$why; }$vmis verify mismatch(es)"; }
+	if [ "$verdict" = PASS ]; then
+		if srp_login rxe1 "$LOGIN" 3; then
+			dd_cmp "$DEV_LUN0" 4 0 >/dev/null
+			srp_logout >/dev/null
+			wait_target_idle 60 >/dev/null
+		else
+			verdict=FAIL; why="clean login after injection failed: $LOGIN_ERR"
+		fi
+	fi
+	bad=$(dmesg | tail -n +$((mark + 1)) | dmesg_bad | head -3)
+	[ -z "$bad" ] || { verdict=FAIL; why="${why:+$why; }dmesg: $(echo "$bad" | head -1 | cut -c1-120)"; }
+}
+record() { # record POINT RATE
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$n" "$lok" "$lfail" \
+		"$LREJ" "$DISC" "$NOTGOOD" "$ioerr" "$vmis" "$verdict" >>"$OUT/faults-results.tsv"
+	echo "FAULT-RESULT point=$1 rate=$2 injected=$n logins_ok=$lok logins_failed=$lfail login_rej=$LREJ disconnects=$DISC not_good=$NOTGOOD io_errors=$ioerr verify_mismatch=$vmis verdict=$verdict${why:+ reason=\"$why\"}"
+	[ "$verdict" = PASS ] || failed=$((failed + 1))
+}
+begin_round() { # begin_round PERCENT TIMES FUNCTION...
+	local p=$1 t=$2; shift 2
+	mark=$(dmesg | wc -l)
+	lok=0 lfail=0 ioerr=0 vmis=0 verdict=PASS why=
+	trace_on
+	local f; for f in "$@"; do fi_add "$f"; done
+	ARMED=$t
+	fi_arm "$p" "$t"
+}
+
 fi_off
-printf 'point\trate\tinjected\tlogins_ok\tlogins_failed\tio_errors\tverify_mismatch\tverdict\n' >"$OUT/faults-results.tsv"
+printf 'point\trate\tinjected\tlogins_ok\tlogins_failed\tlogin_rej\tdisconnects\tnot_good\tio_errors\tverify_mismatch\tverdict\n' >"$OUT/faults-results.tsv"
+: >"$OUT/faults-trace.txt"
 failed=0
 for fn in $POINTS; do
+	hit=0
 	for rate in $RATES; do
 		step "inject $fn at $rate %"
-		mark=$(dmesg | wc -l)
-		lok=0 lfail=0 ioerr=0 vmis=0 verdict=PASS why=
-		fi_on "$fn" "$rate"
-		for round in 1 2 3; do
-			# use_srq toggled between rounds (written with no login)
-			echo $(( round % 2 )) >"$ATTR" 2>/dev/null
-			if echo "$LOGIN" >"$ADD" 2>/dev/null; then
-				lok=$((lok + 1))
-				# a LUN scan that failed under injection leaves no disk
-				wait_for 30 "a disk" srp_disks_present
-				for d in $(srp_disks); do
-					[ -b "$d" ] || continue
-					fio --name=fi --filename="$d" --direct=1 --ioengine=libaio --iodepth=8 \
-						--rw=randwrite --bs=4k --size=2M --verify=crc32c --do_verify=1 \
-						--verify_fatal=1 --output="$OUT/fio-$fn-$rate-$round.txt" >/dev/null 2>&1
-					if grep -qiE 'verify failed|bad magic|bad header|verify: ' "$OUT/fio-$fn-$rate-$round.txt"; then
-						vmis=$((vmis + 1))
-					elif ! grep -q 'err= 0' "$OUT/fio-$fn-$rate-$round.txt"; then
-						ioerr=$((ioerr + 1))
-					fi
-					break
-				done
-			else
-				lfail=$((lfail + 1))
-			fi
-			logout_all || { verdict=FAIL; why="initiator could not log out"; }
-		done
-		n=$(injected)
-		fi_off
-		echo 0 >"$ATTR" 2>/dev/null
-		logout_all || { verdict=FAIL; why="${why:+$why; }initiator could not log out"; }
-		if ! wait_for 60 "rc qps gone" sh -c '! rdma res show qp 2>/dev/null | grep -q "type RC"'; then
-			verdict=FAIL; why="${why:+$why; }channels not released: $(rdma res show qp | grep -c 'type RC') RC QP(s)"
-		fi
-		[ "$vmis" = 0 ] || { verdict=FAIL; why="${why:+$why; }$vmis verify mismatch(es)"; }
-		# the target still serves, injection off
-		if [ "$verdict" = PASS ]; then
-			if srp_login rxe1 "$LOGIN" 3; then
-				dd_cmp "$DEV_LUN0" 4 0 >/dev/null
-				srp_logout >/dev/null
-				wait_target_idle 60 >/dev/null
-			else
-				verdict=FAIL; why="clean login after injection failed: $LOGIN_ERR"
-			fi
-		fi
-		bad=$(dmesg | tail -n +$((mark + 1)) | dmesg_bad | head -3)
-		[ -z "$bad" ] || { verdict=FAIL; why="${why:+$why; }dmesg: $(echo "$bad" | head -1 | cut -c1-120)"; }
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fn" "$rate" "$n" "$lok" "$lfail" "$ioerr" "$vmis" "$verdict" >>"$OUT/faults-results.tsv"
-		echo "FAULT-RESULT point=$fn rate=$rate injected=$n logins_ok=$lok logins_failed=$lfail io_errors=$ioerr verify_mismatch=$vmis verdict=$verdict${why:+ reason=\"$why\"}"
-		[ "$verdict" = PASS ] || failed=$((failed + 1))
+		begin_round "$rate" "$TIMES" "$fn"
+		for round in $(seq 1 "$ROUNDS"); do one_round "$round" "$fn-$rate"; done
+		after_round
+		record "$fn" "$rate"
+		hit=$((hit + n))
 	done
+	if [ "$hit" = 0 ]; then
+		step "inject $fn: its first call fails (no rate hit it)"
+		begin_round 100 1 "$fn"
+		one_round 1 "$fn-first"
+		after_round
+		record "$fn" first
+	fi
 done
+
+link_cut() { # under fio: the exported device goes away and comes back
+	run "rdma link delete rxe1" rdma link delete rxe1
+	sleep 3
+	run "rdma link add rxe1" rdma link add rxe1 type rxe netdev veth1
+	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || fail "rxe1 not active again"
+	# the initiator's port on rxe1 went with it: ib_srp adds it back
+	wait_for 10 "ib_srp port on rxe1" test -e "$ADD" || fail "no $ADD after rdma link add"
+}
+step "every point at once at $ALL_RATE %, rdma link delete under fio"
+begin_round "$ALL_RATE" "$TIMES" $POINTS
+for round in $(seq 1 "$ROUNDS"); do
+	one_round "$round" "all-$ALL_RATE"
+	# the device goes away under fio, comes back, is exported again
+	if echo "$LOGIN" >"$ADD" 2>/dev/null; then
+		lok=$((lok + 1))
+		if wait_for 30 "a disk" srp_disks_present; then
+			fio_round "$(srp_disks | head -1)" "$OUT/fio-all-cut-$round.txt" link_cut
+		else
+			link_cut
+		fi
+	else
+		lfail=$((lfail + 1))
+		link_cut
+	fi
+	logout_all || { verdict=FAIL; why="initiator could not log out after the link cut"; }
+	fi_off
+	target_teardown >/dev/null
+	mkdir -p "$SRPT_CFG"
+	TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID" >/dev/null
+	set_rdma_cm_port >/dev/null
+	fi_arm "$ALL_RATE" "$(cat "$FI/times")"
+	for f in $POINTS; do fi_add "$f"; done
+done
+after_round
+record all "$ALL_RATE+cut"
 column -t -s "$(printf '\t')" "$OUT/faults-results.tsv" 2>/dev/null || cat "$OUT/faults-results.tsv"
 [ "$failed" = 0 ] || fail "port-faults: $failed point/rate round(s) failed (faults-results.tsv)"
 
 target_teardown
 unload_all
 check_dmesg
+step "slab back to the baseline"
+slab_check "after the injected failures, teardown and unload"
 echo "port-faults: all points survived"
