@@ -347,6 +347,11 @@ target_teardown() {
 	ok "configfs cleared"
 }
 
+# Modules that load with the scenario's and have no exit function, so that
+# the kernel refuses to remove them, loaded or not by the port: block/bsg.c
+# (device_initcall, no module_exit) comes with a modular SCSI core, as on
+# the check-debug kernel; Debian builds both in.
+PERMANENT_MODULES=bsg
 unload_all() {
 	step "unload every module loaded by the scenario"
 	local p m left
@@ -354,7 +359,7 @@ unload_all() {
 	for d in $(ls /sys/class/infiniband 2>/dev/null); do rdma link delete "$d" 2>/dev/null; done
 	for p in 1 2 3 4 5 6 7 8; do
 		left=
-		for m in $(lsmod | awk 'NR>1{print $1}' | sort | comm -23 - /run/modules.base); do
+		for m in $(lsmod | awk 'NR>1{print $1}' | sort | comm -23 - /run/modules.base | grep -vxF -e "$PERMANENT_MODULES"); do
 			if [ "$(cat /sys/module/$m/refcnt 2>/dev/null)" = 0 ]; then
 				rmmod "$m" 2>/dev/null || left="$left $m"
 			else
