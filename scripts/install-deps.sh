@@ -19,7 +19,7 @@ vm_pkgs=(qemu-system-x86 qemu-utils debootstrap busybox-static xz-utils
 	librdmacm-dev libibverbs-dev)
 # the check-debug kernel (tests/vm/build-debug-kernel.sh)
 debugkernel_pkgs=(make gcc-12 bc flex bison libssl-dev libelf-dev xz-utils
-	cpio kmod linux-headers-amd64)
+	cpio kmod patch linux-headers-amd64)
 # make deb (the DKMS package) and make man
 deb_pkgs=(dpkg-dev debhelper dh-dkms fakeroot groff-base)
 

@@ -8,7 +8,8 @@
 #
 # Cache: $SRPT_VM_CACHE/debug-kernel/<source version>-<hash>/ holding
 #   linux/        the build tree (make KDIR=<it> builds the port against it)
-#   vmlinux       the kernel the guest boots (PVH entry, like the stock one)
+#   vmlinux       the kernel's ELF image, for symbolising reports (the guest
+#                 boots linux/arch/x86/boot/bzImage: build-debug-image.sh)
 #   staging/      modules_install output: staging/lib/modules/<release>/
 #   release       the kernel release (e.g. 6.1.192-srptdbg)
 #   build-time    seconds the kernel build took, and on how many jobs
@@ -44,7 +45,8 @@ base_config="/usr/src/linux-headers-$KVER/.config"
 dk_hash() {
 	{
 		echo "$KVER $src_pkg $hdr_ver $BASE"
-		cat "$base_config" "$DK_SRC_DIR/debug.config" "$VM_DIR/build-debug-kernel.sh"
+		cat "$base_config" "$DK_SRC_DIR/debug.config" "$VM_DIR/build-debug-kernel.sh" \
+			"$DK_SRC_DIR"/patches/*.patch
 		if [ "$BASE" = min ]; then cat "$DK_SRC_DIR/guest-min.config"
 		else cat "$DK_SRC_DIR/guest-trim.config" "$DK_SRC_DIR/guest-modules.txt"; fi
 	} | sha256sum | cut -c1-12
@@ -101,6 +103,14 @@ if [ ! -f "$K/Makefile" ] || [ -n "${FORCE:-}" ]; then
 	tarball="usr/src/$src_pkg.tar.xz"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./$tarball" | xz -dc -T"$JOBS" | tar -x -C "$TMP"
 	mv "$TMP/$src_pkg" "$K"
+	# Fixes of the test kernel's own bugs that its checkers report and that
+	# are not the port's (debug-kernel/patches/, each says why).
+	for p in "$DK_SRC_DIR"/patches/*.patch; do
+		[ -f "$p" ] || continue
+		patch -d "$K" -p1 --forward --quiet <"$p" >"$TMP/patch.log" 2>&1 ||
+			{ cat "$TMP/patch.log" >&2; die "patch $(basename "$p") does not apply"; }
+		log "applied $(basename "$p")"
+	done
 else
 	log "reusing the unpacked tree of an unfinished build in $K"
 fi
