@@ -380,7 +380,8 @@ struct srpt_acl_channel {
 /*
  * The channels whose LIO session was set up under the node ACL @acl_name
  * of the configfs port @port_id, in channel id order (the order of their
- * logins): fills up to @max and returns how many there are. Contract: process context (configfs).
+ * logins): fills up to @max and returns how many there are.
+ * Contract: process context (configfs).
  */
 uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
 				struct srpt_acl_channel *out, uint32_t max);
