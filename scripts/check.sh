@@ -10,18 +10,21 @@
 # tests/tools/srp_hostile.c, docs/hostile-initiator.md) among them.
 # A suite that cannot run is reported as failed, never as passed.
 #
-# Two kernels: KVERS="<release 1> <release 2>" runs the suites above on the
-# first kernel and a fixed, risk-chosen subset on each further one
-# (KVERS2_SUITES, KVERS2_PORT_SCENARIOS below; README "Supported kernels").
-# Their headers are installed by the deps suite if missing (an explicit
-# opt-in: Debian's 6.12 headers pull in a linux-image). Without KVERS
-# (CI's default) one kernel is checked, resolved as by `make`.
+# Two kernels (KVERS, default "default 6.12"): the suites above on the
+# first, the kernel `make` builds for (Debian 12's 6.1), and a fixed,
+# risk-chosen subset on each further one (KVERS2_SUITES,
+# KVERS2_PORT_SCENARIOS below; README "Supported kernels"): 6.12 LTS, the
+# newest release of Debian 12's security archive. Its headers are unpacked
+# from Debian's packages into the cache, not installed (scripts/kheaders.sh:
+# its headers package would pull in its image and make it the host's boot
+# kernel). KVERS=default checks one kernel; entries may also be releases.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
 suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port dkms}
+KVERS=${KVERS-default 6.12}
 # port-removal also runs on the in-tree driver: its rmmod-with-a-live-session
 # and slab-baseline checks assert the same outcome for both drivers.
 INTREE_SCENARIOS=${INTREE_SCENARIOS:-e2e configfs twohost port-removal}
@@ -74,35 +77,28 @@ run_suite() { # name, command...
 # The subset for every kernel after the first, chosen by what differs
 # between 6.1 and 6.12 (linux-6.12 facts, README): the build itself
 # (compat header, objtool on the linked object, BTF), LIO's configfs tree
-# and submission path (controlpath, configfs), the SRQ drain (port-srq),
-# teardown under I/O (port-removal), the data path end to end and its
-# data integrity on block devices (e2e, integrity), and
-# the wire parsers against a new kernel (hostile). Host-only suites (unit,
-# fuzz) do not depend on the kernel.
+# (new core attributes: configfs) and command submission, the SRQ drain
+# (port-srq), teardown under I/O (port-removal), the data path end to end
+# and its data integrity on block devices (e2e, integrity). controlpath
+# (~7 min) and hostile (~10 min: the wire parsers are the same C++ on both
+# kernels) are left to runs by hand (docs/testing-vm.md, "Linux 6.12") to
+# keep CI within its budget. Host-only suites (unit, fuzz) do not depend on
+# the kernel.
 KVERS2_SUITES=${KVERS2_SUITES:-module build vm-port}
-KVERS2_PORT_SCENARIOS=${KVERS2_PORT_SCENARIOS:-configfs controlpath e2e integrity port-srq port-removal hostile}
+KVERS2_PORT_SCENARIOS=${KVERS2_PORT_SCENARIOS:-configfs e2e integrity port-srq port-removal}
 
 # The ib_srpt.ko in the tree is built for one kernel at a time: switching
 # kernels starts from a clean Kbuild tree (objects and .cmd files of the
 # other kernel's flags and objtool mode).
-kbuild_clean() { # kver
-	make -s -C "/lib/modules/$1/build" M="$top" clean >/dev/null 2>&1 || true
+kbuild_clean() { # kdir
+	make -s -C "$1" M="$top" clean >/dev/null 2>&1 || true
 }
-
-suffix=""
-kvers=${KVERS:-}
-set -- $kvers
-if [ $# -gt 0 ]; then
-	for k in "$@"; do
-		[ -d "/lib/modules/$k/build" ] || need_headers="${need_headers:-} headers=$k"
-	done
-fi
 
 run_suites() { # suites port-scenarios
 	local suite
 	for suite in $1; do
 		case $suite in
-		deps) run_suite deps scripts/install-deps.sh all ${need_headers:-} ;;
+		deps) run_suite deps scripts/install-deps.sh all ;;
 		module) run_suite module make --no-print-directory module ;;
 		build) run_suite build tests/build/run.sh ;;
 		unit) run_suite unit make --no-print-directory unit ;;
@@ -120,27 +116,45 @@ run_suites() { # suites port-scenarios
 	done
 }
 
-if [ $# -eq 0 ]; then
-	run_suites "$suites" "$PORT_SCENARIOS"
-else
-	first=1
-	for k in "$@"; do
-		export KVER=$k
-		if [ "$first" = 1 ]; then
-			echo "== kernel $k: $suites"
-			# deps first: it installs the headers of every kernel named.
-			kbuild_clean "$k"
-			run_suites "$suites" "$PORT_SCENARIOS"
-			first=0
-		else
-			suffix="@$k"
-			echo "== kernel $k: $KVERS2_SUITES (vm-port: $KVERS2_PORT_SCENARIOS)"
-			kbuild_clean "$k"
-			run_suites "$KVERS2_SUITES" "$KVERS2_PORT_SCENARIOS"
-		fi
-	done
-	unset KVER
-fi
+suffix=""
+# deps first: resolving the default kernel needs linux-headers-amd64.
+case " $suites " in
+*" deps "*)
+	run_suites deps ""
+	suites=$(printf '%s\n' $suites | grep -vx deps | tr '\n' ' ')
+	;;
+esac
+
+# Each entry: "default" (the kernel `make` builds for), a Debian series
+# (6.12: the newest linux-headers-6.12.*+deb12-amd64 apt knows) or a
+# release. A kernel whose headers are not installed is built against an
+# unpacked copy of Debian's headers packages (scripts/kheaders.sh): nothing
+# is installed on the host, and the host's boot kernel stays as it is.
+# A kernel that cannot be resolved or fetched is a failed suite.
+first=1
+for k in $KVERS; do
+	if ! resolved=$("$top/scripts/kheaders.sh" "$k" 2>"$logdir/kheaders-$k.log"); then
+		printf '%-6s %-8s %4d passed / %d failed  (log: %s)\n' FAIL "kernel@$k" 0 1 \
+			"${logdir#"$top"/}/kheaders-$k.log"
+		sed 's/^/       /' "$logdir/kheaders-$k.log" | head -n 5
+		total_fail=$((total_fail + 1))
+		first=0
+		continue
+	fi
+	read -r rel kdir <<<"$resolved"
+	export KVER=$rel KDIR=$kdir
+	kbuild_clean "$kdir"
+	if [ "$first" = 1 ]; then
+		echo "== kernel $rel: $suites"
+		run_suites "$suites" "$PORT_SCENARIOS"
+		first=0
+	else
+		suffix="@$rel"
+		echo "== kernel $rel: $KVERS2_SUITES (vm-port: $KVERS2_PORT_SCENARIOS)"
+		run_suites "$KVERS2_SUITES" "$KVERS2_PORT_SCENARIOS"
+	fi
+done
+unset KVER KDIR
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -8,7 +8,9 @@
 # which apt installs and makes the default boot kernel. `kernel612` installs
 # Debian's meta-package linux-headers-6.12-amd64 (apt resolves it to the
 # newest 6.12 release of the security archive); `headers=<release>` a given
-# release (what `KVERS=... make check` asks for: README, "Supported kernels").
+# release. `make check` needs neither: it unpacks the 6.12 headers into the
+# cache without installing them (scripts/kheaders.sh; README, "Supported
+# kernels").
 set -euo pipefail
 
 build_pkgs=(make gcc-12 g++-12 linux-headers-amd64 libelf-dev binutils kmod)
