@@ -37,7 +37,7 @@ apt_lists() { # package
 	apt_knows "$1"
 }
 
-# Depends of a package whose names start with @prefix (first match each).
+# The names in the Depends of @package that start with @prefix.
 deps_of() { # package prefix
 	apt-cache depends "$1" 2>/dev/null |
 		sed -n "s/^ *Depends: \($2[^ ]*\).*/\1/p" | sort -u
