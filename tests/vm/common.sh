@@ -104,7 +104,7 @@ start_guest() {
 		-display none -monitor none -serial "file:$dir/serial.log" \
 		-no-reboot -nic none \
 		-kernel "$kernel" -initrd "$dir/initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=5 net.ifnames=0" \
+		-append "console=ttyS0 panic=-1 loglevel=5 net.ifnames=0${GUEST_APPEND:+ $GUEST_APPEND}" \
 		-drive "file=${VM_ROOTFS:-$IMAGE_DIR/rootfs.ext4},if=virtio,format=raw,snapshot=on" \
 		-drive "file=$dir/out.img,if=virtio,format=raw" \
 		"$@" >"$dir/qemu.log" 2>&1 &
@@ -115,7 +115,9 @@ start_guest() {
 # wait_guest DIR PID TIMEOUT [BOOT_TIMEOUT]: 0 if the guest powered off in
 # time, 1 if it was killed by the timeout (by its PID only), 2 if it was
 # killed because its init had not started the scenario ("guest: kernel"
-# on the serial console) within BOOT_TIMEOUT seconds.
+# on the serial console) within BOOT_TIMEOUT seconds, 3 (with BOOT_TIMEOUT
+# only) if it ended before its scenario started: a kernel that panicked or
+# stopped while booting, before anything of the test ran.
 wait_guest() {
 	local dir=$1 pid=$2 tmo=$3 boot_tmo=${4:-0} t=0 booted=0
 	while kill -0 "$pid" 2>/dev/null; do
@@ -138,6 +140,9 @@ wait_guest() {
 		sleep 1; t=$((t + 1))
 	done
 	wait "$pid" 2>/dev/null
+	if [ "$boot_tmo" -gt 0 ] && ! grep -aq '^guest: kernel ' "$dir/serial.log" 2>/dev/null; then
+		return 3
+	fi
 	return 0
 }
 
