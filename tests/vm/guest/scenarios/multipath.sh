@@ -311,7 +311,9 @@ PY
 }
 
 dmesg_clean_now() { # fail early, with the phase, on a bad dmesg line
-	local bad; bad=$(dmesg | grep -E "$BAD_DMESG")
+	# lib.sh's dmesg_bad: BAD_DMESG without the checkers' boot banners
+	# (the debug kernel's "RCU lockdep checking is enabled.").
+	local bad; bad=$(dmesg | dmesg_bad)
 	[ -z "$bad" ] || { echo "$bad" | head -20; fail "$1: dmesg shows $(echo "$bad" | head -1)"; }
 }
 record() { echo "$*" | tee -a "$OUT/recovery.txt"; }
