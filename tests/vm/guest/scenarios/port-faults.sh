@@ -57,10 +57,13 @@ ADD=/sys/class/infiniband_srp/srp-rxe1-1/add_target
 fi_off() { echo >"$FI/inject"; }
 fi_add() { # fi_add FUNCTION: one more function on the injection list
 	echo "$1" >"$FI/inject" || fail "fail_function does not accept $1 (not whitelisted? glue/fault_points.c)"
-	case $1 in
-	srpt_kzalloc|srpt_kvzalloc) echo 0 >"$FI/$1/retval" ;;
-	*) echo -12 >"$FI/$1/retval" ;;
-	esac
+	# retval is parsed unsigned (kstrtoull): -ENOMEM as its 64-bit
+	# two's complement, which bash's printf gives for -12.
+	local rv=0
+	case $1 in srpt_kzalloc|srpt_kvzalloc) ;; *) rv=$(printf '%#x' -12) ;; esac
+	echo "$rv" >"$FI/$1/retval" || fail "fail_function refuses retval $rv for $1"
+	[ "$(cat "$FI/$1/retval")" = "${rv#0x}" ] || [ "$(cat "$FI/$1/retval")" = "$rv" ] ||
+		fail "fail_function $1 retval reads $(cat "$FI/$1/retval"), not $rv"
 }
 fi_arm() { # fi_arm PERCENT TIMES
 	echo "$1" >"$FI/probability"
