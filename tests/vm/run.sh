@@ -21,8 +21,9 @@
 #                      is loaded (docs/debug-kernel.md, finding 4). A guest
 #                      that ends before its scenario starts (a panic at
 #                      boot, e.g. "IO-APIC + timer doesn't work!") is
-#                      retried the same way; the debug kernel boots with
-#                      no_timer_check (GUEST_APPEND) against that panic.
+#                      retried the same way.
+#   GUEST_APPEND=args  extra kernel command line for the guests (experiments,
+#                      e.g. no_timer_check: docs/debug-kernel.md, finding 4)
 # Scenarios: e2e configfs twohost demo (any guest/scenarios/<name>.sh runs
 # in a single guest; twohost boots two guests joined by a socket network).
 set -uo pipefail
@@ -42,11 +43,6 @@ fi
 
 VM_BOOT_RETRIES=${VM_BOOT_RETRIES:-4}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-$([ -n "${DEBUG_KERNEL_DIR:-}" ] && echo 150 || echo 0)}
-# The IO-APIC timer check waits for timer ticks in a TSC-timed delay; under
-# TCG the debug kernel, slowed by its checkers, can miss them and panic
-# ("IO-APIC + timer doesn't work!"). A VM's timer is known to work: skip
-# the check (finding 4). It does not end the boot hangs.
-[ -z "${DEBUG_KERNEL_DIR:-}" ] || GUEST_APPEND=${GUEST_APPEND-no_timer_check}
 
 passed=0 failed=0
 results=()
