@@ -5,11 +5,11 @@
 
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KVER ?= $(shell $(ROOT)/scripts/kver.sh)
-# The installed headers; else an unpacked copy of Debian's headers packages
-# (scripts/kheaders.sh: a kernel whose headers are not installed, such as
-# 6.12, whose headers package would pull in its image; README "Supported
-# kernels").
-KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER)/build,$(or $(shell $(ROOT)/scripts/kheaders.sh $(KVER) | cut -d' ' -f2),/lib/modules/$(KVER)/build))
+# scripts/kheaders.sh: the installed headers, else an unpacked copy of
+# Debian's headers packages (a kernel whose headers are not installed, such
+# as 6.12, whose headers package would pull in its image; README
+# "Supported kernels"). Expanded only by the targets that build.
+KDIR ?= $(or $(word 2,$(shell $(ROOT)/scripts/kheaders.sh $(KVER))),/lib/modules/$(KVER)/build)
 BUILD := $(ROOT)/build
 
 # Not exported: `make check` installs the headers first, and the sub-makes

@@ -70,7 +70,7 @@ guest_verdict() {
 	elif [ "$hung" = 2 ]; then
 		REASON="boot hang: the scenario had not started after ${VM_BOOT_TIMEOUT}s (see $dir/serial.log)"
 	elif [ "$hung" = 3 ]; then
-		REASON="boot failure: the guest ended before its scenario started: $(grep -a -m1 'Kernel panic' "$dir/serial.log" | cut -c1-120) (see $dir/serial.log)"
+		REASON="boot failure: the guest ended before its scenario started: $({ grep -a -m1 'Kernel panic' "$dir/serial.log" || tail -1 "$dir/serial.log"; } | cut -c1-120) (see $dir/serial.log)"
 	elif [ ! -f "$dir/rc" ]; then
 		REASON="no results from the guest (crashed? see $dir/serial.log)"
 	elif [ "$(cat "$dir/rc")" = 0 ]; then
@@ -134,13 +134,9 @@ run_single() {
 		wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" "$VM_BOOT_TIMEOUT"; rc=$?
 		case $rc in 2|3) [ "$try" -lt "$VM_BOOT_RETRIES" ] ;; *) false ;; esac || break
 		try=$((try + 1))
-		local what=hang
-		if [ "$rc" = 3 ]; then
-			what=fail
-			log "$sc: BOOT FAILURE (the guest ended before its scenario started, last console line: $(tail -1 "$dir/serial.log" | cut -c1-100)); boot $((try + 1)) of $((VM_BOOT_RETRIES + 1))"
-		else
-			log "$sc: BOOT HANG (no scenario start in ${VM_BOOT_TIMEOUT}s, last console line: $(tail -1 "$dir/serial.log" | cut -c1-100)); boot $((try + 1)) of $((VM_BOOT_RETRIES + 1))"
-		fi
+		local what=hang how="no scenario start in ${VM_BOOT_TIMEOUT}s"
+		[ "$rc" = 3 ] && what=fail how="the guest ended before its scenario started"
+		log "$sc: BOOT ${what^^} ($how, last console line: $(tail -1 "$dir/serial.log" | cut -c1-100)); boot $((try + 1)) of $((VM_BOOT_RETRIES + 1))"
 		mkdir -p "$dir/boot-$what-$try"; mv "$dir/serial.log" "$dir/qemu.log" "$dir/boot-$what-$try/"
 	done
 	finish_one "$dir" "$sc" "$GUEST_PID" "$rc"
