@@ -4,7 +4,7 @@
 # line per suite and, last, the total as 'N passed, N failed'.
 #
 # CHECK_SUITES selects suites (default: all of them, in this order):
-#   deps module build unit fuzz vm-intree vm-port dkms
+#   deps module build unit fuzz harness vm-intree vm-port dkms
 # vm-intree proves the guest scenarios on the in-tree driver; vm-port runs
 # the scenarios the port must pass (PORT_SCENARIOS), hostile (every case of
 # tests/tools/srp_hostile.c, docs/hostile-initiator.md) among them.
@@ -23,7 +23,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
-suites=${CHECK_SUITES:-deps module build unit fuzz vm-intree vm-port dkms}
+suites=${CHECK_SUITES:-deps module build unit fuzz harness vm-intree vm-port dkms}
 KVERS=${KVERS-default 6.12}
 # port-removal also runs on the in-tree driver: its rmmod-with-a-live-session
 # and slab-baseline checks assert the same outcome for both drivers.
@@ -103,6 +103,9 @@ run_suites() { # suites port-scenarios
 		build) run_suite build tests/build/run.sh ;;
 		unit) run_suite unit make --no-print-directory unit ;;
 		fuzz) run_suite fuzz make --no-print-directory fuzz-smoke ;;
+		# The guest harness's own verdict logic, on the host (seconds):
+		# the dmesg gate must catch every report format and say where.
+		harness) run_suite harness tests/vm/selftest-dmesg-gate.sh ;;
 		vm-intree) run_suite vm-intree make --no-print-directory vm-check \
 			SRPT=intree VM_SCENARIOS="$INTREE_SCENARIOS" ;;
 		vm-port) run_suite vm-port make --no-print-directory vm-check \

@@ -3,8 +3,10 @@
 # every kind of checker report of the check-debug kernel must be caught,
 # and only the checkers' own boot banners, matched exactly, may pass.
 # Report lines are the formats of the 6.1 sources (KASAN, KFENCE, lockdep,
-# might_sleep, DEBUG_OBJECTS, DEBUG_LIST, kmemleak). Prints one line per
-# case and 'N passed, N failed'.
+# might_sleep, DEBUG_OBJECTS, DEBUG_LIST, kmemleak); then dmesg_where, the
+# one-line 'where' of a failure reason (CI prints only that line). Runs in
+# `make check` (suite harness) and before check-debug. Prints one line per
+# case and 'dmesg-gate: N passed, N failed'.
 set -uo pipefail
 VM_DIR=$(cd "$(dirname "$0")" && pwd)
 SCENARIO=selftest OUT=/tmp
@@ -45,5 +47,39 @@ expect clean '[    0.000000] ... MAX_LOCKDEP_SUBCLASSES:  8'
 expect bad '[    0.000000] kmemleak: Kernel memory leak detector initialized (mem pool available: 15672) but'
 expect bad '[   42.123456] rcu: RCU lockdep checking is enabled. WARNING: fake'
 
-echo "dmesg gate: $passed passed, $failed failed"
+# dmesg_where: the one-line summary of the first report that a failure
+# reason carries (task, workqueue, RIP lines, reliable frames).
+where_case() { # where_case EXPECTED DMESG
+	local got; got=$(printf '%s\n' "$2" | dmesg_where)
+	if [ "$got" = "$1" ]; then
+		passed=$((passed + 1)); echo "PASS where: $got"
+	else
+		failed=$((failed + 1)); echo "FAIL where: expected '$1', got '$got'"
+	fi
+}
+where_case 'task kworker/u8:1; workqueue ib-comp-unb-wq ib_cq_poll_work; RIP exc_debug_kernel+0xca, srpt_send_done+0x12; trace exc_debug+0x3a < asm_exc_debug+0x1e < srpt_send_done+0x12 < __ib_process_cq+0x7b < ib_cq_poll_work+0x26' \
+'[  226.700000] rxe0: something harmless
+[  226.753842] WARNING: CPU: 0 PID: 11 at arch/x86/kernel/traps.c:1120 exc_debug_kernel+0xca/0x160
+[  226.753900] Modules linked in: ib_srpt(OE) rdma_rxe ib_core
+[  226.753901] CPU: 0 UID: 0 PID: 11 Comm: kworker/u8:1 Tainted: G           OE      6.12.117+deb12-amd64 #1  Debian 6.12.117-1~deb12u1
+[  226.753902] Workqueue: ib-comp-unb-wq ib_cq_poll_work [ib_core]
+[  226.753903] RIP: 0010:exc_debug_kernel+0xca/0x160
+[  226.753904] Code: 00 00 48 89 ef e8
+[  226.753905] Call Trace:
+[  226.753906]  <#DB>
+[  226.753907]  ? __warn+0x89/0x130
+[  226.753908]  exc_debug+0x3a/0x60
+[  226.753909]  asm_exc_debug+0x1e/0x40
+[  226.753910] RIP: 0010:srpt_send_done+0x12/0x90 [ib_srpt]
+[  226.753911]  </#DB>
+[  226.753912]  <TASK>
+[  226.753913]  srpt_send_done+0x12/0x90 [ib_srpt]
+[  226.753914]  __ib_process_cq+0x7b/0x1c0 [ib_core]
+[  226.753915]  ib_cq_poll_work+0x26/0x80 [ib_core]
+[  226.753916]  </TASK>
+[  226.753917] ---[ end trace 0000000000000000 ]---
+[  226.753918]  not_a_frame_after_the_end+0x1/0x2'
+where_case '' '[    1.0] all quiet'
+
+echo "dmesg-gate: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

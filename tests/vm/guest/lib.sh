@@ -446,11 +446,45 @@ DMESG_BANNERS="$DMESG_BANNERS|^(\[ *[0-9.]+\] )?rcu:[[:space:]]+RCU lockdep chec
 dmesg_bad() { # stdin: dmesg lines -> the bad ones
 	grep -E "$BAD_DMESG" | grep -vE "$DMESG_BANNERS"
 }
+# dmesg_where: stdin: dmesg -> one line saying where the first bad line's
+# report happened (task, workqueue, RIP lines, the reliable frames of its
+# trace), so that a failure in CI, where only the reason line is printed,
+# can be read without the guest's artifacts.
+dmesg_where() {
+	local log first n
+	log=$(cat)
+	first=$(printf '%s\n' "$log" | dmesg_bad | head -1)
+	[ -n "$first" ] || return 0
+	n=$(printf '%s\n' "$log" | grep -nF -- "$first" | head -1 | cut -d: -f1)
+	printf '%s\n' "$log" | tail -n +"$((n + 1))" | head -n 80 | awk '
+		{ sub(/^\[ *[0-9.]+\] ?/, "") }
+		/end trace/ { exit }
+		!comm && match($0, /Comm: [^ ]+/) { comm = substr($0, RSTART + 6, RLENGTH - 6) }
+		!wq && /^Workqueue: / { wq = $2 " " $3 }
+		/^RIP: [0-9]+:/ && nrip < 2 {
+			r = substr($2, 6); sub(/\/0x[0-9a-f]+$/, "", r); rip = rip (nrip++ ? ", " : "") r
+		}
+		/^ *[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/ && nf < 8 {
+			f = $1; sub(/\/0x[0-9a-f]+$/, "", f); tr = tr (nf++ ? " < " : "") f
+		}
+		END {
+			out = ""
+			if (comm) out = "task " comm
+			if (wq) out = out (out ? "; " : "") "workqueue " wq
+			if (rip) out = out (out ? "; " : "") "RIP " rip
+			if (tr) out = out (out ? "; " : "") "trace " tr
+			print out
+		}'
+}
 check_dmesg() {
 	step "dmesg check"
-	local bad
+	local bad where
 	bad=$(dmesg | dmesg_bad)
-	[ -z "$bad" ] || { echo "$bad"; fail "dmesg shows $(echo "$bad" | wc -l) bad line(s): $(echo "$bad" | head -1)"; }
+	if [ -n "$bad" ]; then
+		echo "$bad"
+		where=$(dmesg | dmesg_where)
+		fail "dmesg shows $(echo "$bad" | wc -l) bad line(s): $(echo "$bad" | head -1)${where:+ [$where]}"
+	fi
 	ok "dmesg clean of WARNING/BUG/Oops/refcount/hung-task/still waiting/leak and checker reports"
 	check_kmemleak
 }
