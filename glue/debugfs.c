@@ -65,8 +65,9 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "deferred_responses %u\nresponses_deferred %llu\nqueue_full %llu\nkicks %llu\n",
 		   st.deferred_responses, st.responses_deferred, st.queue_full,
 		   st.kicks);
-	seq_printf(m, "post_recv_failures %llu\nsend_errors %llu\nrecv_errors %llu\n",
-		   st.post_recv_failures, st.send_errors, st.recv_errors);
+	seq_printf(m, "post_recv_failures %llu\nsend_errors %llu\nrecv_errors %llu\nresponses_lost %llu\n",
+		   st.post_recv_failures, st.send_errors, st.recv_errors,
+		   st.responses_lost);
 	seq_printf(m, "send_done_delay_us %u\nsend_done_held %u\nsend_done_held_total %llu\n",
 		   st.send_done_delay_us, st.send_done_held,
 		   st.send_done_held_total);

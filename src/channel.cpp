@@ -253,6 +253,11 @@ void KernelEnv::KickWaitList()
 	srpt_work_queue(ch_->kick_work_);
 }
 
+void KernelEnv::ResponseLost()
+{
+	ch_->OnResponseLost();
+}
+
 /* ---- responses the transport builds itself -------------------------- */
 
 void Channel::SendOwnResponse(SendCtx &s, size_t len)
@@ -260,7 +265,8 @@ void Channel::SendOwnResponse(SendCtx &s, size_t len)
 	extra_[s.index()].rsp_len = static_cast<uint32_t>(len);
 	/*
 	 * Deferred when the send queue is full: nobody could retry it. On a
-	 * post failure the core finished the context and called PutCmd.
+	 * post failure the core finished the context, called PutCmd and
+	 * ResponseLost.
 	 */
 	(void)core_.QueueResponse(s, 0, QueueFullPolicy::kDefer);
 }
@@ -670,6 +676,23 @@ void Channel::OnCompletionError(const char *what)
 			 what, id_);
 }
 
+/*
+ * A response could not be posted: its initiator would wait for its SCSI
+ * timeout (30 s and an abort) for a command that has ended. In-tree and
+ * nvmet-rdma log and drop it; the port disconnects, so that ib_srp
+ * reconnects and retries at once, or dm-multipath fails over. When the
+ * post failed because the QP is already in error, the channel is already
+ * going down and Disconnect() refuses: nothing is logged twice.
+ */
+void Channel::OnResponseLost()
+{
+	if (Disconnect("a response could not be posted"))
+		SRPT_ERR(name_,
+			 "a response could not be posted on channel %u: "
+			 "disconnected",
+			 id_);
+}
+
 int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
@@ -696,9 +719,10 @@ int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
 		return 0;
 	if (st == kQueueFull)
 		return -SRPT_EAGAIN;
-	/* The post failed (QP in error): no response, the credit is owed. */
-	core_.AbortedTask(s);
+	/* The post failed: no response, the credit is owed. */
+	core_.DropResponse(s);
 	srpt_dp_put_cmd(dp_, index);
+	OnResponseLost();
 	return 0;
 }
 
@@ -779,6 +803,7 @@ void Channel::GetStats(srpt_dp_stats *out)
 	out->post_recv_failures = st.post_recv_failures;
 	out->send_errors = st.send_errors;
 	out->recv_errors = st.recv_errors;
+	out->responses_lost = st.responses_lost;
 	out->credits = credits_;
 	out->it_iu_len = login_.it_iu_len;
 	out->imm_data_offset = login_.imm_data_offset;

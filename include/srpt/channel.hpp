@@ -109,6 +109,7 @@ public:
 	void FailCmd(SendCtx &s);
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
+	void ResponseLost();
 
 private:
 	Channel *ch_;
@@ -229,6 +230,7 @@ private:
 	void Release();
 	/* A failed completion: the QP is in error, end the channel. */
 	void OnCompletionError(const char *what);
+	void OnResponseLost();
 	/* A response built by the transport itself (not by LIO). */
 	void SendOwnResponse(SendCtx &s, size_t len);
 	void AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status);

@@ -352,6 +352,7 @@ struct srpt_dp_stats {
 	uint64_t post_recv_failures;
 	uint64_t send_errors;
 	uint64_t recv_errors;
+	uint64_t responses_lost; /* not posted: the channel disconnected */
 	uint32_t credits;
 	uint32_t it_iu_len;
 	uint16_t imm_data_offset;

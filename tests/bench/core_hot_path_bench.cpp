@@ -110,6 +110,7 @@ struct NullEnv {
 	void FailCmd(SendCtx &) {}
 	void PutCmd(SendCtx &s) { core->ReleaseCmd(s); }
 	void KickWaitList() {}
+	void ResponseLost() {}
 };
 
 void BM_ChannelCommand(benchmark::State &state)

@@ -69,6 +69,7 @@ struct FakeEnv {
 	void FailCmd(SendCtx &s);
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
+	void ResponseLost();
 };
 
 using TestCore = ChannelCore<FakeEnv>;
@@ -134,6 +135,7 @@ struct Harness {
 	/* Replaces the default PutCmd behaviour (put_releases). */
 	std::function<void(SendCtx &)> on_put;
 	int kicks = 0;
+	int responses_lost = 0; /* ResponseLost calls (the channel disconnects) */
 	alignas(SRPT_WORK_ALIGN) unsigned char work[SRPT_WORK_SIZE];
 	bool destroyed = false;
 
@@ -388,6 +390,11 @@ inline void FakeEnv::KickWaitList()
 {
 	h->kicks++;
 	srpt_work_queue(h->work);
+}
+
+inline void FakeEnv::ResponseLost()
+{
+	h->responses_lost++;
 }
 
 } // namespace srpt::test

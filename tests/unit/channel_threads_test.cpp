@@ -92,6 +92,8 @@ struct ThreadEnv {
 	void FailCmd(SendCtx &) {}
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
+	/* PostResponse never fails here. */
+	void ResponseLost() { ADD_FAILURE() << "a response was lost"; }
 };
 
 struct CqEvent {

@@ -419,6 +419,65 @@ TEST_F(DataPathFixture, FailedCompletionOnALiveChannelDisconnectsIt)
 	EXPECT_TRUE(f.destroyed);
 }
 
+/*
+ * A response that cannot be posted: LIO's reference is dropped, the credit
+ * is owed, and the channel disconnects (the initiator would otherwise wait
+ * for its SCSI timeout); later IUs are not served.
+ */
+TEST_F(DataPathFixture, ResponseThatCannotBePostedDisconnects)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	Receive(ch, TestUnitReady(0x31), 0);
+	ASSERT_EQ(f.submitted_index.size(), 1u);
+	const uint32_t idx = f.submitted_index[0];
+	host::Script().put_releases = true;
+	host::Script().post_send_rc = -SRPT_ENOMEM;
+	srpt_dp_rsp rsp{};
+	EXPECT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+	host::Script().post_send_rc = 0;
+	EXPECT_TRUE(f.posted_send.empty());
+	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));
+	EXPECT_EQ(f.disconnect_calls, 1u);
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.responses_lost, 1u);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	Receive(ch, TestUnitReady(0x32), 1);
+	EXPECT_EQ(f.submitted_index.size(), 1u);
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	srpt_core_dp_zlw_done(ch, false);
+	host::RunPendingWork();
+	EXPECT_TRUE(f.destroyed);
+}
+
+TEST_F(DataPathFixture, TaskManagementResponseThatCannotBePostedDisconnects)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> tm(48, 0);
+	tm[0] = 0x01;  /* SRP_TSK_MGMT */
+	tm[8] = 0x21;  /* tag */
+	tm[30] = 0x08; /* LUN RESET */
+	Receive(ch, tm, 0);
+	ASSERT_EQ(f.tmr_index.size(), 1u);
+	const uint32_t tmr = f.tmr_index[0];
+	host::Script().put_releases = true;
+	host::Script().post_send_rc = -SRPT_EIO;
+	srpt_core_dp_queue_tm_rsp(ch, tmr, SRPT_DP_TMR_COMPLETE);
+	host::Script().post_send_rc = 0;
+	EXPECT_TRUE(f.posted_send.empty());
+	EXPECT_EQ(f.put, (std::vector<uint32_t>{tmr}));
+	EXPECT_EQ(f.disconnect_calls, 1u);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.responses_lost, 1u);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
 TEST_F(DataPathFixture, MalformedCommandIsAnsweredByTheTransport)
 {
 	Channel *ch = LiveChannel();

@@ -353,6 +353,9 @@ TEST(Credits, FailedPostRollsBackCreditAndBudget)
 	EXPECT_EQ(after.in_flight, before.in_flight);
 	EXPECT_EQ(after.sq_avail, before.sq_avail);
 	EXPECT_EQ(s->state(), CmdState::kNew);
+	/* The caller may retry: the core does not call it lost. */
+	EXPECT_EQ(after.responses_lost, 0u);
+	EXPECT_EQ(h.responses_lost, 0);
 	h.ExpectInvariants();
 	ASSERT_EQ(h.Respond(s, 1), Status::kOk);
 	EXPECT_EQ(h.sq.back().delta, 2);
@@ -367,10 +370,62 @@ TEST(Credits, FailedPostOfTaskManagementResponseFinishesTheCommand)
 	SendCtx *s = h.served[0].s;
 	h.fail_next_post_send = Status::kIo;
 	EXPECT_EQ(h.Respond(s, 0, QueueFullPolicy::kDefer), Status::kIo);
-	/* Nobody can retry it: the reference is dropped, credit owed. */
+	/*
+	 * Nobody can retry it: the reference is dropped, credit owed, and
+	 * the channel told once that a response was lost (it disconnects).
+	 */
 	EXPECT_EQ(h.puts.size(), 1u);
 	EXPECT_EQ(s->state(), CmdState::kFree);
 	EXPECT_EQ(h.core.Stats().owed, 1);
+	EXPECT_EQ(h.core.Stats().responses_lost, 1u);
+	EXPECT_EQ(h.responses_lost, 1);
+	h.ExpectInvariants();
+	h.Teardown();
+}
+
+TEST(Credits, DeferredResponseWhosePostFailsIsLostAndTheNextGoesOut)
+{
+	Live h(3, 4);
+	h.Deliver(kOpCmd, 1);
+	h.Deliver(kOpTskMgmt, 2);
+	h.Deliver(kOpTskMgmt, 3);
+	ASSERT_EQ(h.Respond(h.served[0].s, 2), Status::kOk);
+	ASSERT_EQ(h.Respond(h.served[1].s, 0, QueueFullPolicy::kDefer),
+		  Status::kOk);
+	ASSERT_EQ(h.Respond(h.served[2].s, 0, QueueFullPolicy::kDefer),
+		  Status::kOk);
+	EXPECT_EQ(h.responses_lost, 0);
+	h.fail_next_post_send = Status::kIo;
+	h.CompleteNext(); /* tag 2's post fails, tag 3's goes out */
+	ASSERT_EQ(h.sq.size(), 1u);
+	EXPECT_EQ(h.sq[0].tag, 3u);
+	EXPECT_EQ(h.served[1].s->state(), CmdState::kFree);
+	EXPECT_EQ(h.core.Stats().responses_lost, 1u);
+	EXPECT_EQ(h.responses_lost, 1);
+	/* tag 2's credit rides on tag 3's response. */
+	EXPECT_EQ(h.sq[0].delta, 2);
+	h.ExpectInvariants();
+	h.CompleteNext();
+	EXPECT_EQ(h.core.Stats().req_lim, 3);
+	EXPECT_EQ(h.responses_lost, 1);
+	h.ExpectInvariants();
+	h.Teardown();
+}
+
+TEST(Credits, DroppedResponseIsCountedLostAndItsCreditOwed)
+{
+	Live h(2);
+	h.Deliver(kOpCmd, 1);
+	SendCtx *s = h.served[0].s;
+	h.fail_next_post_send = Status::kIo;
+	EXPECT_EQ(h.Respond(s, 0), Status::kIo);
+	/* What Channel::QueueResponse does next: give up, put, disconnect. */
+	h.core.DropResponse(*s);
+	EXPECT_EQ(s->state(), CmdState::kDone);
+	EXPECT_EQ(h.core.Stats().responses_lost, 1u);
+	EXPECT_EQ(h.core.Stats().owed, 1);
+	h.core.ReleaseCmd(*s);
+	EXPECT_EQ(s->state(), CmdState::kFree);
 	h.ExpectInvariants();
 	h.Teardown();
 }

@@ -161,6 +161,8 @@ struct ChannelStats {
 	uint64_t post_recv_failures;
 	uint64_t send_errors;
 	uint64_t recv_errors;
+	/* responses that could not be posted: the channel is disconnected */
+	uint64_t responses_lost;
 	bool drain_running;
 	bool kick_pending;
 };
@@ -208,6 +210,13 @@ concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
 	{ e.PutCmd(s) } -> std::same_as<void>;
 	/* Schedules ProcessWaitList() in process context (a work item). */
 	{ e.KickWaitList() } -> std::same_as<void>;
+	/*
+	 * A response could not be posted and nobody can retry it: its
+	 * command ended without one, and the initiator would wait for its
+	 * SCSI timeout. The channel disconnects. Called without the lock,
+	 * from any context.
+	 */
+	{ e.ResponseLost() } -> std::same_as<void>;
 };
 /* clang-format on */
 
@@ -598,10 +607,25 @@ public:
 		if (IsOk(st) || policy == QueueFullPolicy::kReturnQueueFull)
 			return st;
 		/* kDefer and the post failed: nobody can retry it. */
+		stats_.responses_lost++;
 		FinishWithoutResponseLocked(s);
 		guard.Release();
 		env_.PutCmd(s);
+		env_.ResponseLost();
 		return st;
+	}
+
+	/*
+	 * The caller gives up on a response whose post failed under
+	 * kReturnQueueFull: as AbortedTask, counted as lost. The caller drops
+	 * the fabric's reference and disconnects.
+	 */
+	void DropResponse(SendCtx &s)
+	{
+		SpinLockGuard guard(lock_);
+		stats_.responses_lost++;
+		if (IsResponsePending(s.state_.state()))
+			FinishWithoutResponseLocked(s);
 	}
 
 	/*
@@ -868,22 +892,30 @@ private:
 			(void)deferred_.Pop();
 			if (IsOk(PostResponseLocked(*s, s->deferred_n_rdma_)))
 				continue;
+			stats_.responses_lost++;
 			FinishWithoutResponseLocked(*s);
 			failed_deferred_.Push(*s);
 		}
 	}
 
-	/* PutCmd for deferred responses that could not be posted. */
+	/*
+	 * PutCmd for deferred responses that could not be posted, then one
+	 * ResponseLost for them all.
+	 */
 	void FinishFailedDeferred()
 	{
+		bool lost = false;
 		for (;;) {
 			SpinLockGuard guard(lock_);
 			SendCtx *s = failed_deferred_.Pop();
 			guard.Release();
 			if (!s)
-				return;
+				break;
+			lost = true;
 			env_.PutCmd(*s);
 		}
+		if (lost)
+			env_.ResponseLost();
 	}
 
 	/* The command ends without a response: its credit is owed. */
