@@ -4,8 +4,8 @@
  * are (QP, CQ, cm_id, LIO session, per-context ib_cqe / se_cmd / rdma_rw
  * contexts). Shared by glue/channel_ib.c (verbs), glue/target_core.c (LIO)
  * and glue/rdma_cm.c, glue/ib_cm.c (the two CMs). C only. No policy here:
- * every decision is made by the C++ core (src/channel.cpp), which owns the
- * channel.
+ * every decision is made by the C++ core (src/channel.cpp,
+ * src/srp_command.cpp), which owns the channel.
  */
 #ifndef SRPT_GLUE_CHANNEL_IB_H
 #define SRPT_GLUE_CHANNEL_IB_H

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The channel: state machine, setup and teardown, and the kernel
- * environment of the data path (every hook is one call into the glue).
+ * The channel: setup and teardown, the state machine and the CM events
+ * that drive it, the completions of the data path (On*Done), the
+ * KernelEnv hooks that post work requests, and the stats export. The SRP
+ * commands and responses of a channel are in srp_command.cpp, the
+ * registry of all channels in channel_registry.cpp.
  * See include/srpt/channel.hpp and docs/data-path.md.
  */
 #include <srpt/channel.hpp>
-#include <srpt/iu_build.hpp>
+#include <srpt/channel_internal.hpp>
 #include <srpt/log.hpp>
 #include <srpt/trace.h>
-#include <srpt/wire/srp.hpp>
 
 namespace srpt
 {
@@ -62,17 +64,9 @@ void StoreBe32(uint8_t *p, uint32_t v)
 	p[3] = static_cast<uint8_t>(v);
 }
 
-void CopyName(char (&dst)[64], const char *src)
-{
-	size_t i = 0;
-	for (; src && src[i] && i + 1 < sizeof(dst); i++)
-		dst[i] = src[i];
-	dst[i] = '\0';
-}
-
 } // namespace
 
-/* ---- KernelEnv: the hooks of ChannelCore ---------------------------- */
+/* ---- KernelEnv: the hooks that post work requests ------------------- */
 
 Status KernelEnv::PostRecv(RecvCtx &r)
 {
@@ -98,196 +92,6 @@ Status KernelEnv::PostRdmaRead(SendCtx &s, uint32_t)
 Status KernelEnv::PostZeroLengthWrite()
 {
 	return StatusFromErrno(srpt_dp_post_zlw(ch_->dp_));
-}
-
-void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
-{
-	Channel &ch = *ch_;
-	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
-	CmdExtra &x = ch.extra_[s.index()];
-	x.tag = res.tag;
-	x.rsp_len = 0;
-	x.dir = SRPT_DP_DIR_NONE;
-	switch (res.action) {
-	case IuAction::ExecuteCmd: {
-		const ParsedCmd &c = res.cmd;
-		srpt_dp_cmd cmd{};
-		cmd.tag = c.tag;
-		cmd.lun = lun_to_u64(c.lun);
-		cmd.cdb = c.cdb.data();
-		cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
-		cmd.data_len = c.data_length;
-		cmd.dir = c.dir == DataDir::ToDevice	 ? SRPT_DP_DIR_WRITE
-			  : c.dir == DataDir::FromDevice ? SRPT_DP_DIR_READ
-							 : SRPT_DP_DIR_NONE;
-		cmd.task_attr = static_cast<uint8_t>(c.task_attr);
-		cmd.desc = c.descriptors.bytes().data();
-		cmd.n_desc = static_cast<uint32_t>(c.descriptors.size());
-		cmd.imm_data = c.imm_data.data();
-		cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
-		x.dir = cmd.dir;
-		/* From here on the target core may finish and recycle @s. */
-		const int rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
-		if (rc != 0) {
-			SRPT_DEBUG(ch.name_,
-				   "command %u not submitted (%d): busy",
-				   s.index(), rc);
-			ch.AnswerStatus(s, res.tag, ScsiStatus::Busy);
-		}
-		return;
-	}
-	case IuAction::RejectCmd: {
-		uint32_t suppressed;
-		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
-			SRPT_ERR(ch.name_, "rejecting SRP_CMD: %s",
-				 describe(res.cmd_check));
-		const size_t len = build_reject_rsp(
-		    {s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, res, 1);
-		ch.SendOwnResponse(s, len);
-		return;
-	}
-	default: {
-		/* Too short to carry a tag: nothing can be answered. */
-		uint32_t suppressed;
-		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
-			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
-				 res.opcode, describe(res.drop));
-		ch.core_.ReleaseCmd(s);
-		return;
-	}
-	}
-}
-
-namespace
-{
-
-constexpr bool IsLioTaskMgmt(wire::TskMgmtFunc f)
-{
-	return f == wire::TskMgmtFunc::AbortTask ||
-	       f == wire::TskMgmtFunc::AbortTaskSet ||
-	       f == wire::TskMgmtFunc::ClearTaskSet ||
-	       f == wire::TskMgmtFunc::LunReset ||
-	       f == wire::TskMgmtFunc::ClearAca;
-}
-
-} // namespace
-
-void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
-{
-	Channel &ch = *ch_;
-	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
-	CmdExtra &x = ch.extra_[s.index()];
-	x.tag = res.tag;
-	x.rsp_len = 0;
-	x.dir = SRPT_DP_DIR_NONE;
-	switch (res.action) {
-	case IuAction::TaskMgmt:
-		if (!res.tm.supported || !IsLioTaskMgmt(res.tm.func)) {
-			ch.AnswerTaskMgmt(s, res.tag,
-					  wire::TskMgmtRspCode::NotSupported);
-			return;
-		}
-		SRPT_INFO(ch.name_,
-			  "task management function %#x for tag %#llx",
-			  res.tm.func_raw,
-			  static_cast<unsigned long long>(res.tm.task_tag));
-		if (srpt_dp_submit_tmr(ch.dp_, s.index(), res.tm.tag,
-				       lun_to_u64(res.tm.lun), res.tm.func_raw,
-				       res.tm.task_tag) != 0)
-			ch.AnswerTaskMgmt(s, res.tag,
-					  wire::TskMgmtRspCode::Failed);
-		return;
-	case IuAction::RejectTaskMgmt:
-		ch.AnswerTaskMgmt(s, res.tag,
-				  wire::TskMgmtRspCode::FieldsInvalid);
-		return;
-	default:
-		ch.core_.ReleaseCmd(s);
-		return;
-	}
-}
-
-void KernelEnv::HandleOtherIu(RecvCtx &r)
-{
-	Channel &ch = *ch_;
-	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
-	uint32_t suppressed;
-	switch (res.action) {
-	case IuAction::Logout:
-		/*
-		 * In-tree only logs this and keeps serving the channel. The
-		 * initiator said it is done: serving IUs that follow would
-		 * act on commands of a logged-out nexus, so end the channel.
-		 */
-		SRPT_INFO(ch.name_, "SRP_I_LOGOUT on channel %u: disconnecting",
-			  ch.id_);
-		(void)ch.Disconnect("SRP_I_LOGOUT");
-		return;
-	case IuAction::Ignore:
-		return;
-	default:
-		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
-			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
-				 res.opcode, describe(res.drop));
-		return;
-	}
-}
-
-void KernelEnv::ExecuteCmd(SendCtx &s)
-{
-	srpt_dp_execute_cmd(ch_->dp_, s.index());
-}
-
-void KernelEnv::FailCmd(SendCtx &s)
-{
-	srpt_dp_fail_cmd(ch_->dp_, s.index());
-}
-
-void KernelEnv::PutCmd(SendCtx &s)
-{
-	srpt_dp_put_cmd(ch_->dp_, s.index());
-}
-
-void KernelEnv::KickWaitList()
-{
-	srpt_work_queue(ch_->kick_work_);
-}
-
-void KernelEnv::ResponseLost()
-{
-	ch_->OnResponseLost();
-}
-
-/* ---- responses the transport builds itself -------------------------- */
-
-void Channel::SendOwnResponse(SendCtx &s, size_t len)
-{
-	extra_[s.index()].rsp_len = static_cast<uint32_t>(len);
-	/*
-	 * Deferred when the send queue is full: nobody could retry it. On a
-	 * post failure the core finished the context, called PutCmd and
-	 * ResponseLost.
-	 */
-	(void)core_.QueueResponse(s, 0, QueueFullPolicy::kDefer);
-}
-
-void Channel::AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status)
-{
-	CmdRspInfo info{};
-	info.tag = tag;
-	info.req_lim_delta = 1;
-	info.status = status;
-	info.dir = DataDir::None;
-	info.residual = Residual::None;
-	SendOwnResponse(s, build_cmd_rsp({s.buf(), s.buf_size()},
-					 login_.max_ti_iu_len, info));
-}
-
-void Channel::AnswerTaskMgmt(SendCtx &s, uint64_t tag,
-			     wire::TskMgmtRspCode code)
-{
-	SendOwnResponse(
-	    s, build_tsk_mgmt_rsp({s.buf(), s.buf_size()}, tag, 1, code));
 }
 
 /* ---- setup ---------------------------------------------------------- */
@@ -626,7 +430,7 @@ void Channel::Release()
 	delete this;
 }
 
-/* ---- data path entry points ----------------------------------------- */
+/* ---- completions ---------------------------------------------------- */
 
 void Channel::OnRecvDone(uint32_t index, uint32_t byte_len, bool ok)
 {
@@ -676,104 +480,7 @@ void Channel::OnCompletionError(const char *what)
 			 what, id_);
 }
 
-/*
- * A response could not be posted: its initiator would wait for its SCSI
- * timeout (30 s and an abort) for a command that has ended. In-tree and
- * nvmet-rdma log and drop it; the port disconnects, so that ib_srp
- * reconnects and retries at once, or dm-multipath fails over. When the
- * post failed because the QP is already in error, the channel is already
- * going down and Disconnect() refuses: nothing is logged twice.
- */
-void Channel::OnResponseLost()
-{
-	if (Disconnect("a response could not be posted"))
-		SRPT_ERR(name_,
-			 "a response could not be posted on channel %u: "
-			 "disconnected",
-			 id_);
-}
-
-int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return -SRPT_EINVAL;
-	SendCtx &s = core_.send_ring()[index];
-	CmdExtra &x = extra_[index];
-	CmdRspInfo info{};
-	info.tag = x.tag;
-	info.req_lim_delta = 1;
-	info.status = static_cast<ScsiStatus>(rsp.scsi_status);
-	info.dir = rsp.dir == SRPT_DP_DIR_WRITE	 ? DataDir::ToDevice
-		   : rsp.dir == SRPT_DP_DIR_READ ? DataDir::FromDevice
-						 : DataDir::None;
-	info.residual = rsp.underflow  ? Residual::Underflow
-			: rsp.overflow ? Residual::Overflow
-				       : Residual::None;
-	info.residual_count = rsp.residual;
-	info.sense = {rsp.sense, rsp.sense_len};
-	x.rsp_len = static_cast<uint32_t>(
-	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
-	const Status st = core_.QueueResponse(
-	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
-	if (IsOk(st))
-		return 0;
-	if (st == kQueueFull)
-		return -SRPT_EAGAIN;
-	/* The post failed: no response, the credit is owed. */
-	core_.DropResponse(s);
-	srpt_dp_put_cmd(dp_, index);
-	OnResponseLost();
-	return 0;
-}
-
-void Channel::QueueTmResponse(uint32_t index, srpt_dp_tmr_result result)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return;
-	SendCtx &s = core_.send_ring()[index];
-	const wire::TskMgmtRspCode code =
-	    result == SRPT_DP_TMR_COMPLETE ? wire::TskMgmtRspCode::Complete
-	    : result == SRPT_DP_TMR_REJECTED
-		? wire::TskMgmtRspCode::NotSupported
-		: wire::TskMgmtRspCode::Failed;
-	AnswerTaskMgmt(s, extra_[index].tag, code);
-}
-
-int Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return -SRPT_EINVAL;
-	const Status st =
-	    core_.WritePending(core_.send_ring()[index], n_rdma_reads);
-	if (IsOk(st))
-		return 0;
-	if (st == kQueueFull)
-		return -SRPT_EAGAIN;
-	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",
-		 index, ToNegativeErrno(st));
-	return ToNegativeErrno(st);
-}
-
-void Channel::AbortedTask(uint32_t index)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return;
-	core_.AbortedTask(core_.send_ring()[index]);
-}
-
-void Channel::ReleaseCmd(uint32_t index)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return;
-	core_.ReleaseCmd(core_.send_ring()[index]);
-}
-
-int Channel::CmdStateOf(uint32_t index)
-{
-	if (!Valid(index))
-		return -1;
-	return static_cast<int>(core_.send_ring()[index].state());
-}
+/* ---- stats ---------------------------------------------------------- */
 
 void Channel::GetStats(srpt_dp_stats *out)
 {
@@ -812,128 +519,6 @@ void Channel::GetStats(srpt_dp_stats *out)
 	out->send_done_delay_us = send_done_hold_.delay_us();
 	out->send_done_held = send_done_hold_.held();
 	out->send_done_held_total = send_done_hold_.held_total();
-}
-
-/* ---- registry ------------------------------------------------------- */
-
-ChannelRegistry::~ChannelRegistry()
-{
-	SRPT_WARN_ON(!channels_.empty());
-	while (Nexus *n = nexuses_.pop_front())
-		delete n;
-}
-
-Nexus *ChannelRegistry::GetNexusLocked(Port *port,
-				       const uint8_t (&i_port_id)[16],
-				       const uint8_t (&t_port_id)[16])
-{
-	Nexus *found = nullptr;
-	nexuses_.ForEach([&](Nexus &n) {
-		if (!found && n.port == port &&
-		    __builtin_memcmp(n.i_port_id, i_port_id, 16) == 0 &&
-		    __builtin_memcmp(n.t_port_id, t_port_id, 16) == 0)
-			found = &n;
-	});
-	if (found)
-		return found;
-	Nexus *n = new (Gfp::kKernel) Nexus();
-	if (!n)
-		return nullptr;
-	__builtin_memcpy(n->i_port_id, i_port_id, 16);
-	__builtin_memcpy(n->t_port_id, t_port_id, 16);
-	n->port = port;
-	nexuses_.push_back(*n);
-	return n;
-}
-
-void ChannelRegistry::AddLocked(Channel &ch, Nexus &nexus)
-{
-	ch.id_ = ++last_id_;
-	ch.nexus = &nexus;
-	nexus.channels.push_back(ch);
-	channels_.push_back(ch);
-}
-
-void ChannelRegistry::Remove(Channel &ch)
-{
-	MutexGuard guard(mutex);
-	if (ch.registry_node.InContainer())
-		channels_.erase(ch);
-	Nexus *n = ch.nexus;
-	if (n && ch.nexus_node.InContainer()) {
-		n->channels.erase(ch);
-		if (n->channels.empty()) {
-			nexuses_.erase(*n);
-			delete n;
-		}
-	}
-	ch.nexus = nullptr;
-}
-
-uint32_t ChannelRegistry::AclChannels(void *port_id, const char *acl_name,
-				      srpt_acl_channel *out, uint32_t max)
-{
-	MutexGuard guard(mutex);
-	uint32_t n = 0;
-	/*
-	 * channels_ is in id order already: AddLocked gives each channel the
-	 * next id and appends it, both under the mutex.
-	 */
-	channels_.ForEach([&](Channel &ch) {
-		if (!ch.has_session() || ch.session_port_id() != port_id ||
-		    __builtin_strcmp(ch.name(), acl_name) != 0)
-			return;
-		if (n < max) {
-			srpt_acl_channel &c = out[n];
-			c.id = ch.id();
-			c.rdma_cm = ch.cm_kind() == SRPT_DP_RDMA_CM;
-			const ChannelState state = ch.state();
-			c.logged_in = state == ChannelState::kLive;
-			c.conn_state = LioConnStateName(state);
-			CopyName(c.source, ch.source());
-			ch.GetStats(&c.stats);
-		}
-		n++;
-	});
-	return n;
-}
-
-void ChannelRegistry::DisconnectPort(Port *port)
-{
-	MutexGuard guard(mutex);
-	channels_.ForEach([&](Channel &ch) {
-		if (ch.port() == port)
-			(void)ch.Disconnect("target port disabled");
-	});
-}
-
-void ChannelRegistry::DisconnectDevice(Device *device)
-{
-	MutexGuard guard(mutex);
-	/*
-	 * The device goes: tell the initiator (DREQ) but do not wait for
-	 * its answer, the QP is drained and released at once.
-	 */
-	channels_.ForEach([&](Channel &ch) {
-		if (ch.device() != device)
-			return;
-		(void)ch.Disconnect("RDMA device removal");
-		(void)ch.Close("RDMA device removal");
-	});
-}
-
-size_t ChannelRegistry::CountDevice(Device *device)
-{
-	MutexGuard guard(mutex);
-	size_t n = 0;
-	channels_.ForEach([&](Channel &ch) { n += ch.device() == device; });
-	return n;
-}
-
-size_t ChannelRegistry::Count()
-{
-	MutexGuard guard(mutex);
-	return channels_.size();
 }
 
 } // namespace srpt

@@ -316,6 +316,12 @@ private:
 
 /* The registry (nullptr before srpt_core_dp_init). */
 ChannelRegistry *GetChannelRegistry();
+/*
+ * srpt_core_dp_init/exit: create the registry (0 or negative errno) and
+ * free it.
+ */
+int CreateChannelRegistry();
+void DestroyChannelRegistry();
 
 } // namespace srpt
 

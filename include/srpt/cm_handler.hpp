@@ -49,7 +49,10 @@ struct LoginResult {
 	int rc; /* what the RDMA/CM handler returns */
 };
 
-/* Disconnects every channel of @port (a disabled port logs out). */
+/*
+ * Disconnects every channel of @port (a disabled port logs out). Defined
+ * with the registry, in src/channel_registry.cpp.
+ */
 void DisconnectPortChannels(Port &port);
 
 /*

@@ -8,8 +8,8 @@
  *   srpt_dp_*        implemented in C (glue/channel_ib.c, glue/target_core.c,
  *                    glue/rdma_cm.c, glue/ib_cm.c), on the host by
  *                    tests/host/platform_dp_host.cpp;
- *   srpt_core_dp_*   implemented in C++ (src/channel.cpp, src/cm_handler.cpp),
- *                    called by the glue's callbacks (trampolines).
+ *   srpt_core_dp_*   implemented in C++ (src/datapath_api.cpp), called by
+ *                    the glue's callbacks (trampolines).
  *
  * Handles: a glue channel (struct srpt_dp_ch, owned by the C++ Channel:
  * created by srpt_dp_ch_create, freed by srpt_dp_ch_destroy), a core channel

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The C entry points of the data path (srpt_core_dp_* and
+ * srpt_core_acl_channels of include/srpt/datapath.h), the twin of
+ * core_api.cpp: each one turns the glue's handle back into the core
+ * object and makes one call. Logins go to cm_handler.cpp, CM events,
+ * completions and LIO's callbacks to the Channel (channel.cpp,
+ * srp_command.cpp), the rest to the registry (channel_registry.cpp). The
+ * one loop of its own: device removal waits here until the device's
+ * channels are released.
+ */
+#include <srpt/channel.hpp>
+#include <srpt/cm_handler.hpp>
+#include <srpt/datapath.h>
+#include <srpt/log.hpp>
+
+using srpt::Channel;
+
+namespace
+{
+
+Channel *AsChannel(void *p)
+{
+	return static_cast<Channel *>(p);
+}
+
+} // namespace
+
+extern "C" int srpt_core_dp_init(void)
+{
+	return srpt::CreateChannelRegistry();
+}
+
+extern "C" void srpt_core_dp_exit(void)
+{
+	srpt::DestroyChannelRegistry();
+}
+
+extern "C" int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
+					void *cm_id, const uint8_t *pdata,
+					uint32_t pdata_len,
+					const char *src_addr)
+{
+	if (!core_device) {
+		srpt_dp_cm_reject(SRPT_DP_RDMA_CM, cm_id, nullptr, 0);
+		return -SRPT_ECONNREFUSED;
+	}
+	return srpt::HandleRdmaCmLogin(
+		   *static_cast<srpt::Device *>(core_device), port_num, cm_id,
+		   pdata, pdata_len, src_addr)
+	    .rc;
+}
+
+extern "C" int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
+				      void *cm_id, const uint8_t *pdata,
+				      uint32_t pdata_len,
+				      const uint8_t *initiator_gid,
+				      uint16_t pkey)
+{
+	if (!core_device || !pdata || !initiator_gid) {
+		srpt_dp_cm_reject(SRPT_DP_IB_CM, cm_id, nullptr, 0);
+		return -SRPT_ECONNREFUSED;
+	}
+	uint8_t gid[16];
+	__builtin_memcpy(gid, initiator_gid, sizeof(gid));
+	return srpt::HandleIbCmLogin(*static_cast<srpt::Device *>(core_device),
+				     port_num, cm_id, pdata, pdata_len, gid,
+				     pkey)
+	    .rc;
+}
+
+extern "C" void srpt_core_dp_cm_event(void *core_ch,
+				      enum srpt_dp_cm_event event)
+{
+	AsChannel(core_ch)->OnCmEvent(event);
+}
+
+extern "C" void srpt_core_dp_recv_done(void *core_ch, uint32_t index,
+				       uint32_t byte_len, bool ok)
+{
+	AsChannel(core_ch)->OnRecvDone(index, byte_len, ok);
+}
+
+extern "C" void srpt_core_dp_send_done(void *core_ch, uint32_t index, bool ok)
+{
+	AsChannel(core_ch)->OnSendDone(index, ok);
+}
+
+extern "C" void srpt_core_dp_rdma_read_done(void *core_ch, uint32_t index,
+					    bool ok)
+{
+	AsChannel(core_ch)->OnRdmaReadDone(index, ok);
+}
+
+extern "C" void srpt_core_dp_zlw_done(void *core_ch, bool ok)
+{
+	AsChannel(core_ch)->OnZlwDone(ok);
+}
+
+extern "C" int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
+					   const struct srpt_dp_rsp *rsp)
+{
+	return AsChannel(core_ch)->QueueResponse(index, *rsp);
+}
+
+extern "C" void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
+					  enum srpt_dp_tmr_result result)
+{
+	AsChannel(core_ch)->QueueTmResponse(index, result);
+}
+
+extern "C" int srpt_core_dp_write_pending(void *core_ch, uint32_t index,
+					  uint32_t n_rdma_reads)
+{
+	return AsChannel(core_ch)->WritePending(index, n_rdma_reads);
+}
+
+extern "C" void srpt_core_dp_aborted_task(void *core_ch, uint32_t index)
+{
+	AsChannel(core_ch)->AbortedTask(index);
+}
+
+extern "C" void srpt_core_dp_cmd_release(void *core_ch, uint32_t index)
+{
+	AsChannel(core_ch)->ReleaseCmd(index);
+}
+
+extern "C" int srpt_core_dp_cmd_state(void *core_ch, uint32_t index)
+{
+	return AsChannel(core_ch)->CmdStateOf(index);
+}
+
+extern "C" void srpt_core_dp_close_session(void *core_ch)
+{
+	Channel *ch = AsChannel(core_ch);
+	if (!ch->Disconnect("LIO closed the session"))
+		(void)ch->Close("LIO closed the session");
+}
+
+extern "C" void srpt_core_dp_device_removing(void *core_device)
+{
+	srpt::ChannelRegistry *reg = srpt::GetChannelRegistry();
+	auto *device = static_cast<srpt::Device *>(core_device);
+	if (reg) {
+		reg->DisconnectDevice(device);
+		for (uint32_t waited = 0; reg->CountDevice(device) != 0;
+		     waited++) {
+			if (waited % 500 == 499)
+				SRPT_WARNING(
+				    nullptr,
+				    "device %s: waiting for %zu channels",
+				    device->name(), reg->CountDevice(device));
+			srpt_dp_msleep(10);
+		}
+	}
+	/* No QP uses the SRQ any more; the PD goes after this. */
+	device->srq().Shutdown(device->name());
+}
+
+extern "C" uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
+					   struct srpt_acl_channel *out,
+					   uint32_t max)
+{
+	srpt::ChannelRegistry *reg = srpt::GetChannelRegistry();
+	return reg && port_id && acl_name
+		   ? reg->AclChannels(port_id, acl_name, out, max)
+		   : 0;
+}
+
+extern "C" void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out)
+{
+	AsChannel(core_ch)->GetStats(out);
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * SRP commands and responses of a channel: the command hooks of KernelEnv
+ * (an SRP_CMD or SRP_TSK_MGMT goes to LIO or is answered here, SRP_I_LOGOUT
+ * ends the channel, other IUs are dropped), the responses the transport
+ * builds itself (SendOwnResponse, Answer*), and the entry points of LIO's
+ * side of a command: its response, the RDMA READs of write data, abort,
+ * release. The channel itself (state machine, completions) is in
+ * channel.cpp.
+ */
+#include <srpt/channel.hpp>
+#include <srpt/iu_build.hpp>
+#include <srpt/log.hpp>
+#include <srpt/wire/srp.hpp>
+
+namespace srpt
+{
+
+/* ---- KernelEnv: the command hooks ----------------------------------- */
+
+void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+{
+	Channel &ch = *ch_;
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	CmdExtra &x = ch.extra_[s.index()];
+	x.tag = res.tag;
+	x.rsp_len = 0;
+	x.dir = SRPT_DP_DIR_NONE;
+	switch (res.action) {
+	case IuAction::ExecuteCmd: {
+		const ParsedCmd &c = res.cmd;
+		srpt_dp_cmd cmd{};
+		cmd.tag = c.tag;
+		cmd.lun = lun_to_u64(c.lun);
+		cmd.cdb = c.cdb.data();
+		cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
+		cmd.data_len = c.data_length;
+		cmd.dir = c.dir == DataDir::ToDevice	 ? SRPT_DP_DIR_WRITE
+			  : c.dir == DataDir::FromDevice ? SRPT_DP_DIR_READ
+							 : SRPT_DP_DIR_NONE;
+		cmd.task_attr = static_cast<uint8_t>(c.task_attr);
+		cmd.desc = c.descriptors.bytes().data();
+		cmd.n_desc = static_cast<uint32_t>(c.descriptors.size());
+		cmd.imm_data = c.imm_data.data();
+		cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
+		x.dir = cmd.dir;
+		/* From here on the target core may finish and recycle @s. */
+		const int rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
+		if (rc != 0) {
+			SRPT_DEBUG(ch.name_,
+				   "command %u not submitted (%d): busy",
+				   s.index(), rc);
+			ch.AnswerStatus(s, res.tag, ScsiStatus::Busy);
+		}
+		return;
+	}
+	case IuAction::RejectCmd: {
+		uint32_t suppressed;
+		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(ch.name_, "rejecting SRP_CMD: %s",
+				 describe(res.cmd_check));
+		const size_t len = build_reject_rsp(
+		    {s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, res, 1);
+		ch.SendOwnResponse(s, len);
+		return;
+	}
+	default: {
+		/* Too short to carry a tag: nothing can be answered. */
+		uint32_t suppressed;
+		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
+				 res.opcode, describe(res.drop));
+		ch.core_.ReleaseCmd(s);
+		return;
+	}
+	}
+}
+
+namespace
+{
+
+constexpr bool IsLioTaskMgmt(wire::TskMgmtFunc f)
+{
+	return f == wire::TskMgmtFunc::AbortTask ||
+	       f == wire::TskMgmtFunc::AbortTaskSet ||
+	       f == wire::TskMgmtFunc::ClearTaskSet ||
+	       f == wire::TskMgmtFunc::LunReset ||
+	       f == wire::TskMgmtFunc::ClearAca;
+}
+
+} // namespace
+
+void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
+{
+	Channel &ch = *ch_;
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	CmdExtra &x = ch.extra_[s.index()];
+	x.tag = res.tag;
+	x.rsp_len = 0;
+	x.dir = SRPT_DP_DIR_NONE;
+	switch (res.action) {
+	case IuAction::TaskMgmt:
+		if (!res.tm.supported || !IsLioTaskMgmt(res.tm.func)) {
+			ch.AnswerTaskMgmt(s, res.tag,
+					  wire::TskMgmtRspCode::NotSupported);
+			return;
+		}
+		SRPT_INFO(ch.name_,
+			  "task management function %#x for tag %#llx",
+			  res.tm.func_raw,
+			  static_cast<unsigned long long>(res.tm.task_tag));
+		if (srpt_dp_submit_tmr(ch.dp_, s.index(), res.tm.tag,
+				       lun_to_u64(res.tm.lun), res.tm.func_raw,
+				       res.tm.task_tag) != 0)
+			ch.AnswerTaskMgmt(s, res.tag,
+					  wire::TskMgmtRspCode::Failed);
+		return;
+	case IuAction::RejectTaskMgmt:
+		ch.AnswerTaskMgmt(s, res.tag,
+				  wire::TskMgmtRspCode::FieldsInvalid);
+		return;
+	default:
+		ch.core_.ReleaseCmd(s);
+		return;
+	}
+}
+
+void KernelEnv::HandleOtherIu(RecvCtx &r)
+{
+	Channel &ch = *ch_;
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	uint32_t suppressed;
+	switch (res.action) {
+	case IuAction::Logout:
+		/*
+		 * In-tree only logs this and keeps serving the channel. The
+		 * initiator said it is done: serving IUs that follow would
+		 * act on commands of a logged-out nexus, so end the channel.
+		 */
+		SRPT_INFO(ch.name_, "SRP_I_LOGOUT on channel %u: disconnecting",
+			  ch.id_);
+		(void)ch.Disconnect("SRP_I_LOGOUT");
+		return;
+	case IuAction::Ignore:
+		return;
+	default:
+		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
+				 res.opcode, describe(res.drop));
+		return;
+	}
+}
+
+void KernelEnv::ExecuteCmd(SendCtx &s)
+{
+	srpt_dp_execute_cmd(ch_->dp_, s.index());
+}
+
+void KernelEnv::FailCmd(SendCtx &s)
+{
+	srpt_dp_fail_cmd(ch_->dp_, s.index());
+}
+
+void KernelEnv::PutCmd(SendCtx &s)
+{
+	srpt_dp_put_cmd(ch_->dp_, s.index());
+}
+
+void KernelEnv::KickWaitList()
+{
+	srpt_work_queue(ch_->kick_work_);
+}
+
+void KernelEnv::ResponseLost()
+{
+	ch_->OnResponseLost();
+}
+
+/* ---- responses the transport builds itself -------------------------- */
+
+void Channel::SendOwnResponse(SendCtx &s, size_t len)
+{
+	extra_[s.index()].rsp_len = static_cast<uint32_t>(len);
+	/*
+	 * Deferred when the send queue is full: nobody could retry it. On a
+	 * post failure the core finished the context, called PutCmd and
+	 * ResponseLost.
+	 */
+	(void)core_.QueueResponse(s, 0, QueueFullPolicy::kDefer);
+}
+
+void Channel::AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status)
+{
+	CmdRspInfo info{};
+	info.tag = tag;
+	info.req_lim_delta = 1;
+	info.status = status;
+	info.dir = DataDir::None;
+	info.residual = Residual::None;
+	SendOwnResponse(s, build_cmd_rsp({s.buf(), s.buf_size()},
+					 login_.max_ti_iu_len, info));
+}
+
+void Channel::AnswerTaskMgmt(SendCtx &s, uint64_t tag,
+			     wire::TskMgmtRspCode code)
+{
+	SendOwnResponse(
+	    s, build_tsk_mgmt_rsp({s.buf(), s.buf_size()}, tag, 1, code));
+}
+
+/* ---- LIO's side of a command ---------------------------------------- */
+
+/*
+ * A response could not be posted: its initiator would wait for its SCSI
+ * timeout (30 s and an abort) for a command that has ended. In-tree and
+ * nvmet-rdma log and drop it; the port disconnects, so that ib_srp
+ * reconnects and retries at once, or dm-multipath fails over. When the
+ * post failed because the QP is already in error, the channel is already
+ * going down and Disconnect() refuses: nothing is logged twice.
+ */
+void Channel::OnResponseLost()
+{
+	if (Disconnect("a response could not be posted"))
+		SRPT_ERR(name_,
+			 "a response could not be posted on channel %u: "
+			 "disconnected",
+			 id_);
+}
+
+int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return -SRPT_EINVAL;
+	SendCtx &s = core_.send_ring()[index];
+	CmdExtra &x = extra_[index];
+	CmdRspInfo info{};
+	info.tag = x.tag;
+	info.req_lim_delta = 1;
+	info.status = static_cast<ScsiStatus>(rsp.scsi_status);
+	info.dir = rsp.dir == SRPT_DP_DIR_WRITE	 ? DataDir::ToDevice
+		   : rsp.dir == SRPT_DP_DIR_READ ? DataDir::FromDevice
+						 : DataDir::None;
+	info.residual = rsp.underflow  ? Residual::Underflow
+			: rsp.overflow ? Residual::Overflow
+				       : Residual::None;
+	info.residual_count = rsp.residual;
+	info.sense = {rsp.sense, rsp.sense_len};
+	x.rsp_len = static_cast<uint32_t>(
+	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
+	const Status st = core_.QueueResponse(
+	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
+	if (IsOk(st))
+		return 0;
+	if (st == kQueueFull)
+		return -SRPT_EAGAIN;
+	/* The post failed: no response, the credit is owed. */
+	core_.DropResponse(s);
+	srpt_dp_put_cmd(dp_, index);
+	OnResponseLost();
+	return 0;
+}
+
+void Channel::QueueTmResponse(uint32_t index, srpt_dp_tmr_result result)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	SendCtx &s = core_.send_ring()[index];
+	const wire::TskMgmtRspCode code =
+	    result == SRPT_DP_TMR_COMPLETE ? wire::TskMgmtRspCode::Complete
+	    : result == SRPT_DP_TMR_REJECTED
+		? wire::TskMgmtRspCode::NotSupported
+		: wire::TskMgmtRspCode::Failed;
+	AnswerTaskMgmt(s, extra_[index].tag, code);
+}
+
+int Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return -SRPT_EINVAL;
+	const Status st =
+	    core_.WritePending(core_.send_ring()[index], n_rdma_reads);
+	if (IsOk(st))
+		return 0;
+	if (st == kQueueFull)
+		return -SRPT_EAGAIN;
+	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",
+		 index, ToNegativeErrno(st));
+	return ToNegativeErrno(st);
+}
+
+void Channel::AbortedTask(uint32_t index)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	core_.AbortedTask(core_.send_ring()[index]);
+}
+
+void Channel::ReleaseCmd(uint32_t index)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return;
+	core_.ReleaseCmd(core_.send_ring()[index]);
+}
+
+int Channel::CmdStateOf(uint32_t index)
+{
+	if (!Valid(index))
+		return -1;
+	return static_cast<int>(core_.send_ring()[index].state());
+}
+
+} // namespace srpt
