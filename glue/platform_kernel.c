@@ -7,6 +7,7 @@
 #include <linux/errno.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/lockdep.h>
 #include <linux/ktime.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
@@ -150,6 +151,11 @@ void srpt_spin_unlock_irqrestore(void *lock, unsigned long flags)
 	spin_unlock_irqrestore((spinlock_t *)lock, flags);
 }
 
+void srpt_spin_assert_held(void *lock)
+{
+	lockdep_assert_held((spinlock_t *)lock);
+}
+
 void srpt_mutex_init(void *mutex, enum srpt_lock_class cls)
 {
 	unsigned int i = srpt_lock_index(cls);
@@ -166,6 +172,11 @@ void srpt_mutex_lock(void *mutex)
 void srpt_mutex_unlock(void *mutex)
 {
 	mutex_unlock((struct mutex *)mutex);
+}
+
+void srpt_mutex_assert_held(void *mutex)
+{
+	lockdep_assert_held((struct mutex *)mutex);
 }
 
 void srpt_mutex_destroy(void *mutex)

@@ -61,6 +61,7 @@ Nexus *ChannelRegistry::GetNexusLocked(Port *port,
 				       const uint8_t (&i_port_id)[16],
 				       const uint8_t (&t_port_id)[16])
 {
+	mutex.AssertHeld();
 	Nexus *found = nullptr;
 	nexuses_.ForEach([&](Nexus &n) {
 		if (!found && n.port == port &&
@@ -82,6 +83,7 @@ Nexus *ChannelRegistry::GetNexusLocked(Port *port,
 
 void ChannelRegistry::AddLocked(Channel &ch, Nexus &nexus)
 {
+	mutex.AssertHeld();
 	ch.id_ = ++last_id_;
 	ch.nexus = &nexus;
 	nexus.channels.push_back(ch);

@@ -43,6 +43,7 @@ Status SendDoneHold::Init(uint32_t delay_us, uint32_t capacity,
 
 void SendDoneHold::ArmLocked(uint64_t due_ns, uint64_t now)
 {
+	lock_.AssertHeld();
 	const uint64_t wait_ns = due_ns > now ? due_ns - now : 0;
 	/* Rounded up: never earlier than due. */
 	(void)srpt_delayed_work_queue(
@@ -75,6 +76,7 @@ bool SendDoneHold::Hold(uint32_t index)
 
 bool SendDoneHold::PopLocked(bool all, uint64_t now, uint32_t *index)
 {
+	lock_.AssertHeld();
 	if (count_ == 0)
 		return false;
 	const Entry &e = fifo_[head_];

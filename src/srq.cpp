@@ -103,6 +103,7 @@ void DeviceSrq::Destroy(SharedRecvQueue *q)
 
 void DeviceSrq::DestroyLocked(const char *device_name)
 {
+	mutex_.AssertHeld();
 	SRPT_WARN_ON(users_ != 0);
 	Destroy(srq_);
 	srq_ = nullptr;
@@ -113,6 +114,7 @@ void DeviceSrq::DestroyLocked(const char *device_name)
 
 void DeviceSrq::SetDepthLocked()
 {
+	mutex_.AssertHeld();
 	const uint32_t d = srq_ && wanted_ && !closed_ ? srq_->size() : 0;
 	__atomic_store_n(&depth_, d, __ATOMIC_RELAXED);
 }

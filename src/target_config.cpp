@@ -60,10 +60,11 @@ void PortId::Drop()
 
 bool PortId::SetEnabledLocked(bool enable)
 {
+	port_->mutex.AssertHeld();
 	Port &port = *port_;
-	if (port.enabled == enable)
+	if (port_->enabled == enable)
 		return false;
-	port.enabled = enable;
+	port_->enabled = enable;
 	if (enable && port.device->removed())
 		SRPT_WARNING(nullptr,
 			     "port %s enabled, but its device %s is gone: "
@@ -111,7 +112,7 @@ void PortId::TpgDropped()
 uint32_t PortId::GetAttribute(srpt_port_attr attr)
 {
 	MutexGuard guard(port_->mutex);
-	const PortAttributes &a = port_->attrib;
+	const PortAttributes a = port_->attrib;
 	switch (attr) {
 	case SRPT_ATTR_SRP_MAX_RDMA_SIZE:
 		return a.srp_max_rdma_size;

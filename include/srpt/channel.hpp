@@ -240,7 +240,8 @@ private:
 
 	ChannelCore<KernelEnv> core_;
 	SpinLock state_lock_;
-	ChannelState state_ = ChannelState::kConnecting; /* state_lock_ */
+	ChannelState
+	    state_ SRPT_GUARDED_BY(state_lock_) = ChannelState::kConnecting;
 	srpt_dp_ch *dp_ = nullptr;
 	Device *device_;
 	SharedRecvQueue *srq_; /* a reference on the device's SRQ, or nullptr */
@@ -286,9 +287,10 @@ public:
 
 	/* Finds or creates the nexus. Mutex held. */
 	Nexus *GetNexusLocked(Port *port, const uint8_t (&i_port_id)[16],
-			      const uint8_t (&t_port_id)[16]);
+			      const uint8_t (&t_port_id)[16])
+	    SRPT_REQUIRES(mutex);
 	/* Links @ch to @nexus; mutex held. */
-	void AddLocked(Channel &ch, Nexus &nexus);
+	void AddLocked(Channel &ch, Nexus &nexus) SRPT_REQUIRES(mutex);
 	/* Unlinks @ch and frees its nexus when empty. */
 	void Remove(Channel &ch);
 
@@ -309,9 +311,11 @@ public:
 	Mutex mutex;
 
 private:
-	IntrusiveList<Channel, &Channel::registry_node> channels_;
-	IntrusiveList<Nexus, &Nexus::registry_node> nexuses_;
-	uint32_t last_id_ = 0;
+	IntrusiveList<Channel, &Channel::registry_node>
+	    channels_ SRPT_GUARDED_BY(mutex);
+	IntrusiveList<Nexus, &Nexus::registry_node>
+	    nexuses_ SRPT_GUARDED_BY(mutex);
+	uint32_t last_id_ SRPT_GUARDED_BY(mutex) = 0;
 };
 
 /* The registry (nullptr before srpt_core_dp_init). */

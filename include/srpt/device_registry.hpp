@@ -88,10 +88,12 @@ public:
 
 	/* Configuration, under @mutex. */
 	Mutex mutex;
-	PortAttributes attrib;
-	bool enabled = false;
-	PortId *guid_id = nullptr; /* configfs directory in GUID form */
-	PortId *gid_id = nullptr;  /* configfs directory in GID form */
+	PortAttributes attrib SRPT_GUARDED_BY(mutex);
+	bool enabled SRPT_GUARDED_BY(mutex) = false;
+	/* configfs directory in GUID form */
+	PortId *guid_id SRPT_GUARDED_BY(mutex) = nullptr;
+	/* configfs directory in GID form */
+	PortId *gid_id SRPT_GUARDED_BY(mutex) = nullptr;
 
 	/* Deferred refresh after a port event (in the kernel: a work item). */
 	alignas(SRPT_WORK_ALIGN) unsigned char refresh_work[SRPT_WORK_SIZE];
@@ -175,7 +177,8 @@ public:
 
 private:
 	Mutex mutex_;
-	IntrusiveList<Device, &Device::registry_node> devices_;
+	IntrusiveList<Device, &Device::registry_node>
+	    devices_ SRPT_GUARDED_BY(mutex_);
 };
 
 } // namespace srpt

@@ -2,11 +2,16 @@
 /*
  * Locks of the core: the kernel's spinlock_t and struct mutex held as opaque
  * storage, used only through guards that cannot be copied or moved.
+ * They are Clang capabilities (thread_safety.hpp): data members carry
+ * SRPT_GUARDED_BY(lock), ...Locked() helpers SRPT_REQUIRES(lock) and call
+ * AssertHeld() (lockdep_assert_held in the kernel, an owner check on the
+ * host).
  */
 #ifndef SRPT_LOCK_HPP
 #define SRPT_LOCK_HPP
 
 #include <srpt/platform.h>
+#include <srpt/thread_safety.hpp>
 
 namespace srpt
 {
@@ -25,7 +30,7 @@ enum class LockClass : int {
 };
 
 /* Interrupt-safe spinlock; the guard keeps the saved flags. */
-class SpinLock
+class SRPT_CAPABILITY("spinlock") SpinLock
 {
 public:
 	explicit SpinLock(LockClass cls)
@@ -36,32 +41,42 @@ public:
 	SpinLock(const SpinLock &) = delete;
 	SpinLock &operator=(const SpinLock &) = delete;
 
-	[[nodiscard]] unsigned long LockIrqSave()
+	[[nodiscard]] unsigned long LockIrqSave() SRPT_ACQUIRE()
 	{
 		return srpt_spin_lock_irqsave(storage_);
 	}
-	void UnlockIrqRestore(unsigned long flags)
+	void UnlockIrqRestore(unsigned long flags) SRPT_RELEASE()
 	{
 		srpt_spin_unlock_irqrestore(storage_, flags);
+	}
+	/* The calling thread holds the lock (lockdep_assert_held). */
+	void AssertHeld() SRPT_ASSERT_CAPABILITY(this)
+	{
+		srpt_spin_assert_held(storage_);
 	}
 
 private:
 	alignas(SRPT_SPINLOCK_ALIGN) unsigned char storage_[SRPT_SPINLOCK_SIZE];
 };
 
-class SpinLockGuard
+/*
+ * Holds @lock from construction to Release() or the end of the scope
+ * (lock_ is nullptr once released). For the analysis, a scoped capability
+ * with early release.
+ */
+class SRPT_SCOPED_CAPABILITY SpinLockGuard
 {
 public:
-	explicit SpinLockGuard(SpinLock &lock)
+	explicit SpinLockGuard(SpinLock &lock) SRPT_ACQUIRE(lock)
 	    : lock_(&lock), flags_(lock.LockIrqSave())
 	{
 	}
-	~SpinLockGuard() { Release(); }
+	~SpinLockGuard() SRPT_RELEASE() { Release(); }
 	SpinLockGuard(const SpinLockGuard &) = delete;
 	SpinLockGuard &operator=(const SpinLockGuard &) = delete;
 
 	/* Drops the lock before the end of the scope. */
-	void Release()
+	void Release() SRPT_RELEASE()
 	{
 		if (lock_) {
 			lock_->UnlockIrqRestore(flags_);
@@ -69,9 +84,15 @@ public:
 		}
 	}
 
-	/* Runs @op with the lock dropped, then takes it again. */
+	/*
+	 * Runs @op with the lock dropped, then takes it again. For the
+	 * analysis the caller holds the lock throughout (it does, before and
+	 * after) and @op, a lambda, is analysed on its own without it. The
+	 * body is not analysed: it takes the lock through a local copy of
+	 * lock_, which the analysis cannot tie to the guard.
+	 */
 	template <typename Op>
-	void CallUnlocked(Op &&op)
+	void CallUnlocked(Op &&op) SRPT_NO_THREAD_SAFETY_ANALYSIS
 	{
 		SpinLock *lock = lock_;
 		Release();
@@ -86,7 +107,7 @@ private:
 };
 
 /* Sleeping lock, process context only. */
-class Mutex
+class SRPT_CAPABILITY("mutex") Mutex
 {
 public:
 	explicit Mutex(LockClass cls)
@@ -97,18 +118,26 @@ public:
 	Mutex(const Mutex &) = delete;
 	Mutex &operator=(const Mutex &) = delete;
 
-	void Lock() { srpt_mutex_lock(storage_); }
-	void Unlock() { srpt_mutex_unlock(storage_); }
+	void Lock() SRPT_ACQUIRE() { srpt_mutex_lock(storage_); }
+	void Unlock() SRPT_RELEASE() { srpt_mutex_unlock(storage_); }
+	/* The calling thread holds the mutex (lockdep_assert_held). */
+	void AssertHeld() SRPT_ASSERT_CAPABILITY(this)
+	{
+		srpt_mutex_assert_held(storage_);
+	}
 
 private:
 	alignas(SRPT_MUTEX_ALIGN) unsigned char storage_[SRPT_MUTEX_SIZE];
 };
 
-class MutexGuard
+class SRPT_SCOPED_CAPABILITY MutexGuard
 {
 public:
-	explicit MutexGuard(Mutex &mutex) : mutex_(mutex) { mutex_.Lock(); }
-	~MutexGuard() { mutex_.Unlock(); }
+	explicit MutexGuard(Mutex &mutex) SRPT_ACQUIRE(mutex) : mutex_(mutex)
+	{
+		mutex_.Lock();
+	}
+	~MutexGuard() SRPT_RELEASE() { mutex_.Unlock(); }
 	MutexGuard(const MutexGuard &) = delete;
 	MutexGuard &operator=(const MutexGuard &) = delete;
 

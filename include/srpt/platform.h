@@ -137,12 +137,20 @@ void srpt_spin_lock_init(void *lock, enum srpt_lock_class cls);
 /* Contract: any context; disables local interrupts until the unlock. */
 unsigned long srpt_spin_lock_irqsave(void *lock);
 void srpt_spin_unlock_irqrestore(void *lock, unsigned long flags);
+/*
+ * A broken lock contract: lockdep_assert_held() in the kernel (a warning on
+ * a lockdep kernel, nothing otherwise), a test failure on the host when the
+ * calling thread does not hold @lock. Contract: any context.
+ */
+void srpt_spin_assert_held(void *lock);
 
 /* Storage of SRPT_MUTEX_SIZE bytes aligned to SRPT_MUTEX_ALIGN. */
 void srpt_mutex_init(void *mutex, enum srpt_lock_class cls);
 /* Contract: process context only (may sleep). */
 void srpt_mutex_lock(void *mutex);
 void srpt_mutex_unlock(void *mutex);
+/* As srpt_spin_assert_held(), for a mutex. Contract: any context. */
+void srpt_mutex_assert_held(void *mutex);
 void srpt_mutex_destroy(void *mutex);
 
 /*

@@ -89,19 +89,24 @@ private:
 	/* The delayed work: deliver what is due, re-arm for the rest. */
 	void RunDue();
 	/* Pops the head if @all or if it is due; lock held. */
-	bool PopLocked(bool all, uint64_t now, uint32_t *index);
-	void ArmLocked(uint64_t due_ns, uint64_t now);
+	bool PopLocked(bool all, uint64_t now, uint32_t *index)
+	    SRPT_REQUIRES(lock_);
+	void ArmLocked(uint64_t due_ns, uint64_t now) SRPT_REQUIRES(lock_);
 
 	SpinLock lock_;
-	/* Below: lock_ (delay_us_, capacity_, deliver_, ctx_ set by Init). */
-	Entry *fifo_ = nullptr;
-	uint32_t capacity_ = 0;
-	uint32_t head_ = 0;
-	uint32_t count_ = 0;
+	/*
+	 * Below: lock_ (delay_us_, capacity_, deliver_, ctx_ set by Init).
+	 * delay_us_, work_ready_, deliver_ and ctx_ are read without it once
+	 * set: not annotated.
+	 */
+	Entry *fifo_ SRPT_GUARDED_BY(lock_) = nullptr;
+	uint32_t capacity_ SRPT_GUARDED_BY(lock_) = 0;
+	uint32_t head_ SRPT_GUARDED_BY(lock_) = 0;
+	uint32_t count_ SRPT_GUARDED_BY(lock_) = 0;
 	uint32_t delay_us_ = 0;
-	bool stopped_ = false;
+	bool stopped_ SRPT_GUARDED_BY(lock_) = false;
 	bool work_ready_ = false;
-	uint64_t held_total_ = 0;
+	uint64_t held_total_ SRPT_GUARDED_BY(lock_) = 0;
 	DeliverFn deliver_ = nullptr;
 	void *ctx_ = nullptr;
 	alignas(SRPT_DELAYED_WORK_ALIGN) unsigned char work_

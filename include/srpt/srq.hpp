@@ -124,17 +124,22 @@ private:
 	/* All or nothing; nullptr when the SRQ cannot be made. */
 	static SharedRecvQueue *Create(Device &dev);
 	static void Destroy(SharedRecvQueue *srq);
-	void DestroyLocked(const char *device_name);
-	void SetDepthLocked();
+	void DestroyLocked(const char *device_name) SRPT_REQUIRES(mutex_);
+	void SetDepthLocked() SRPT_REQUIRES(mutex_);
 
 	Mutex mutex_;
 	/* Everything below is protected by mutex_ (depth_ is also atomic). */
-	SharedRecvQueue *srq_ = nullptr;
-	uint32_t users_ = 0;  /* channels created on srq_, not yet released */
-	bool wanted_ = false; /* some port of the device has use_srq 1 */
-	bool closed_ = false; /* the device is going away */
+	SharedRecvQueue *srq_ SRPT_GUARDED_BY(mutex_) = nullptr;
+	/* channels created on srq_, not yet released */
+	uint32_t users_ SRPT_GUARDED_BY(mutex_) = 0;
+	/* some port of the device has use_srq 1 */
+	bool wanted_ SRPT_GUARDED_BY(mutex_) = false;
+	/* the device is going away */
+	bool closed_ SRPT_GUARDED_BY(mutex_) = false;
+	/* Written under mutex_, read by depth() without it (atomically). */
 	uint32_t depth_ = 0;
-	const char *device_name_ = ""; /* for log lines, set by Reconcile */
+	/* for log lines, set by Reconcile */
+	const char *device_name_ SRPT_GUARDED_BY(mutex_) = "";
 };
 
 } // namespace srpt

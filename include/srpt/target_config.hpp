@@ -40,7 +40,7 @@ private:
 	PortId(Port &port, bool guid_form);
 	~PortId() = default;
 	/* True when the port went from enabled to disabled. */
-	bool SetEnabledLocked(bool enable);
+	bool SetEnabledLocked(bool enable) SRPT_REQUIRES(port_->mutex);
 	/* With the port mutex released: channels of a disabled port go. */
 	void CloseChannels();
 
@@ -69,8 +69,8 @@ public:
 
 private:
 	Mutex mutex_;
-	uint16_t port_ = 0;
-	void *listener_ = nullptr;
+	uint16_t port_ SRPT_GUARDED_BY(mutex_) = 0;
+	void *listener_ SRPT_GUARDED_BY(mutex_) = nullptr;
 };
 
 } // namespace srpt

@@ -9,6 +9,7 @@
 #include <srpt/core_api.h>
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <utility>
 
 namespace
@@ -92,10 +94,46 @@ struct HostCompletion {
 	bool done;
 };
 
-static_assert(sizeof(std::mutex) <= SRPT_SPINLOCK_SIZE);
-static_assert(alignof(std::mutex) <= SRPT_SPINLOCK_ALIGN);
-static_assert(sizeof(std::mutex) <= SRPT_MUTEX_SIZE);
-static_assert(alignof(std::mutex) <= SRPT_MUTEX_ALIGN);
+void Warn(const char *file, int line, const char *what);
+
+/*
+ * A spinlock or mutex of the core: records its owner, so that
+ * srpt_*_assert_held() checks the calling thread as lockdep does.
+ */
+struct HostLock {
+	std::mutex mutex;
+	std::atomic<std::thread::id> owner{};
+
+	void Lock()
+	{
+		mutex.lock();
+		owner.store(std::this_thread::get_id(),
+			    std::memory_order_relaxed);
+	}
+	void Unlock()
+	{
+		if (!HeldByMe())
+			Warn(__FILE__, __LINE__,
+			     "unlock of a lock this thread does not hold");
+		owner.store(std::thread::id(), std::memory_order_relaxed);
+		mutex.unlock();
+	}
+	bool HeldByMe() const
+	{
+		return owner.load(std::memory_order_relaxed) ==
+		       std::this_thread::get_id();
+	}
+	void AssertHeld(const char *what) const
+	{
+		if (!HeldByMe())
+			Warn(__FILE__, __LINE__, what);
+	}
+};
+
+static_assert(sizeof(HostLock) <= SRPT_SPINLOCK_SIZE);
+static_assert(alignof(HostLock) <= SRPT_SPINLOCK_ALIGN);
+static_assert(sizeof(HostLock) <= SRPT_MUTEX_SIZE);
+static_assert(alignof(HostLock) <= SRPT_MUTEX_ALIGN);
 static_assert(sizeof(HostWork) <= SRPT_WORK_SIZE);
 static_assert(alignof(HostWork) <= SRPT_WORK_ALIGN);
 static_assert(sizeof(HostDelayedWork) <= SRPT_DELAYED_WORK_SIZE);
@@ -215,12 +253,12 @@ uint64_t srpt_now_ns(void)
 
 void srpt_spin_lock_init(void *lock, enum srpt_lock_class)
 {
-	new (lock) std::mutex();
+	new (lock) HostLock();
 }
 
 unsigned long srpt_spin_lock_irqsave(void *lock)
 {
-	static_cast<std::mutex *>(lock)->lock();
+	static_cast<HostLock *>(lock)->Lock();
 	t_spinlocks_held++;
 	return 0x200; /* "interrupts were on" */
 }
@@ -230,29 +268,41 @@ void srpt_spin_unlock_irqrestore(void *lock, unsigned long flags)
 	if (flags != 0x200)
 		Warn(__FILE__, __LINE__, "spin_unlock with foreign flags");
 	t_spinlocks_held--;
-	static_cast<std::mutex *>(lock)->unlock();
+	static_cast<HostLock *>(lock)->Unlock();
+}
+
+void srpt_spin_assert_held(void *lock)
+{
+	static_cast<HostLock *>(lock)->AssertHeld(
+	    "spinlock not held by this thread (lockdep_assert_held)");
 }
 
 void srpt_mutex_init(void *mutex, enum srpt_lock_class)
 {
-	new (mutex) std::mutex();
+	new (mutex) HostLock();
 }
 
 void srpt_mutex_lock(void *mutex)
 {
 	if (t_spinlocks_held > 0)
 		Warn(__FILE__, __LINE__, "mutex_lock while holding a spinlock");
-	static_cast<std::mutex *>(mutex)->lock();
+	static_cast<HostLock *>(mutex)->Lock();
 }
 
 void srpt_mutex_unlock(void *mutex)
 {
-	static_cast<std::mutex *>(mutex)->unlock();
+	static_cast<HostLock *>(mutex)->Unlock();
+}
+
+void srpt_mutex_assert_held(void *mutex)
+{
+	static_cast<HostLock *>(mutex)->AssertHeld(
+	    "mutex not held by this thread (lockdep_assert_held)");
 }
 
 void srpt_mutex_destroy(void *mutex)
 {
-	static_cast<std::mutex *>(mutex)->~mutex();
+	static_cast<HostLock *>(mutex)->~HostLock();
 }
 
 void srpt_work_init(void *work, srpt_work_fn fn, void *ctx, srpt_work_class cls)

@@ -287,8 +287,16 @@ public:
 		return Status::kOk;
 	}
 
-	/* The REQ_LIM of LOGIN_RSP. */
-	int32_t login_credits() const { return ledger_.initial(); }
+	/*
+	 * The REQ_LIM of LOGIN_RSP. Not analysed: the ledger is guarded, but
+	 * its initial() is written once by Init() (under the lock, before the
+	 * channel is shared) and never again, so the login path reads it
+	 * without the lock.
+	 */
+	int32_t login_credits() const SRPT_NO_THREAD_SAFETY_ANALYSIS
+	{
+		return ledger_.initial();
+	}
 
 	/*
 	 * Without an SRQ: posts every receive context of the channel's ring
@@ -729,8 +737,9 @@ public:
 private:
 	static constexpr uint32_t kZlwSlots = 1;
 
-	bool SetPhaseLocked(ChannelPhase next)
+	bool SetPhaseLocked(ChannelPhase next) SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		if (!IsLegalTransition(phase_, next))
 			return false;
 		phase_ = next;
@@ -742,8 +751,9 @@ private:
 	 * the head needs a send context and none is free. One drainer at a
 	 * time; the lock is dropped around each hand-off.
 	 */
-	void DrainLocked(SpinLockGuard &guard)
+	void DrainLocked(SpinLockGuard &guard) SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		if (draining_)
 			return;
 		draining_ = true;
@@ -818,8 +828,9 @@ private:
 	 * Someone must run the wait list, and nobody will: the caller kicks
 	 * the work item after dropping the lock.
 	 */
-	bool NeedKickLocked()
+	bool NeedKickLocked() SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		if (phase_ != ChannelPhase::kLive || wait_.empty() ||
 		    draining_ || pending_drainers_ != 0 || kick_pending_)
 			return false;
@@ -831,8 +842,9 @@ private:
 	}
 
 	/* A receive context we are done with goes back where it belongs. */
-	void ReturnRecvLocked(RecvCtx &r)
+	void ReturnRecvLocked(RecvCtx &r) SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		if (use_srq_ || phase_ == ChannelPhase::kConnecting ||
 		    phase_ == ChannelPhase::kLive)
 			RepostLocked(r);
@@ -840,8 +852,9 @@ private:
 			r.state_ = RecvState::kIdle; /* own ring, QP closing */
 	}
 
-	void RepostLocked(RecvCtx &r)
+	void RepostLocked(RecvCtx &r) SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		/*
 		 * Posted before the post: on an SRQ the context may complete
 		 * on another channel's CQ (under that channel's lock) before
@@ -856,15 +869,18 @@ private:
 		r.state_ = RecvState::kIdle;
 	}
 
-	void ReturnSlotsLocked(SendCtx &s)
+	void ReturnSlotsLocked(SendCtx &s) SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		SRPT_WARN_ON(s.posted_wrs_ == 0);
 		sq_.Return(s.posted_wrs_);
 		s.posted_wrs_ = 0;
 	}
 
 	Status PostResponseLocked(SendCtx &s, uint32_t n_rdma_writes)
+	    SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		const bool own = s.holds_credit_;
 		const int32_t delta = ledger_.TakeResponseDelta(own);
 		Status st = env_.PostResponse(s, n_rdma_writes, delta);
@@ -884,8 +900,9 @@ private:
 	}
 
 	/* Posts deferred responses, in order, while there is room. */
-	void PostDeferredLocked()
+	void PostDeferredLocked() SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		while (SendCtx *s = deferred_.Front()) {
 			if (!sq_.TryReserve(1 + s->deferred_n_rdma_))
 				return;
@@ -919,8 +936,9 @@ private:
 	}
 
 	/* The command ends without a response: its credit is owed. */
-	void FinishWithoutResponseLocked(SendCtx &s)
+	void FinishWithoutResponseLocked(SendCtx &s) SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		if (s.holds_credit_) {
 			ledger_.WriteOff();
 			s.holds_credit_ = false;
@@ -929,8 +947,9 @@ private:
 			(void)s.state_.TransitionTo(CmdState::kDone);
 	}
 
-	void FreeCtxLocked(SendCtx &s)
+	void FreeCtxLocked(SendCtx &s) SRPT_REQUIRES(lock_)
 	{
+		lock_.AssertHeld();
 		SRPT_WARN_ON(s.posted_wrs_ != 0);
 		FinishWithoutResponseLocked(s);
 		if (RecvCtx *r = s.recv_) {
@@ -946,25 +965,31 @@ private:
 
 	Env env_;
 	SpinLock lock_;
-	/* Everything below is protected by lock_. */
-	ChannelPhase phase_ = ChannelPhase::kConnecting;
+	/*
+	 * Set by Init() before the channel is shared, then only read (the
+	 * contexts of the rings carry their own state, under lock_).
+	 */
 	SendRing send_ring_;
 	RecvRing own_recv_ring_;
 	RecvRing *recv_ring_ = nullptr;
-	SendCtxPool pool_;
-	CreditLedger ledger_;
-	SqBudget sq_;
-	WaitList<RecvCtx, &RecvCtx::wait_node> wait_;
-	WaitList<SendCtx, &SendCtx::deferred_node> deferred_;
-	WaitList<SendCtx, &SendCtx::deferred_node> failed_deferred_;
-	ChannelStats stats_{};
 	const char *name_ = nullptr;
-	uint32_t pending_drainers_ = 0;
 	bool use_srq_ = false;
-	bool draining_ = false;
-	bool kick_pending_ = false;
-	bool zlw_outstanding_ = false;
-	bool release_scheduled_ = false;
+	/* Everything below is protected by lock_. */
+	ChannelPhase phase_ SRPT_GUARDED_BY(lock_) = ChannelPhase::kConnecting;
+	SendCtxPool pool_ SRPT_GUARDED_BY(lock_);
+	CreditLedger ledger_ SRPT_GUARDED_BY(lock_);
+	SqBudget sq_ SRPT_GUARDED_BY(lock_);
+	WaitList<RecvCtx, &RecvCtx::wait_node> wait_ SRPT_GUARDED_BY(lock_);
+	WaitList<SendCtx, &SendCtx::deferred_node>
+	    deferred_ SRPT_GUARDED_BY(lock_);
+	WaitList<SendCtx, &SendCtx::deferred_node>
+	    failed_deferred_ SRPT_GUARDED_BY(lock_);
+	ChannelStats stats_ SRPT_GUARDED_BY(lock_){};
+	uint32_t pending_drainers_ SRPT_GUARDED_BY(lock_) = 0;
+	bool draining_ SRPT_GUARDED_BY(lock_) = false;
+	bool kick_pending_ SRPT_GUARDED_BY(lock_) = false;
+	bool zlw_outstanding_ SRPT_GUARDED_BY(lock_) = false;
+	bool release_scheduled_ SRPT_GUARDED_BY(lock_) = false;
 };
 
 } // namespace srpt
