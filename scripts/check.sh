@@ -4,7 +4,7 @@
 # line per suite and, last, the total as 'N passed, N failed'.
 #
 # CHECK_SUITES selects suites (default: all of them, in this order):
-#   deps module build unit fuzz harness vm-intree vm-port dkms
+#   deps module build unit tsa fuzz harness vm-intree vm-port dkms
 # vm-intree proves the guest scenarios on the in-tree driver; vm-port runs
 # the scenarios the port must pass (PORT_SCENARIOS), hostile (every case of
 # tests/tools/srp_hostile.c, docs/hostile-initiator.md) among them.
@@ -23,7 +23,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
-suites=${CHECK_SUITES:-deps module build unit fuzz harness vm-intree vm-port dkms}
+suites=${CHECK_SUITES:-deps module build unit tsa fuzz harness vm-intree vm-port dkms}
 KVERS=${KVERS-default 6.12}
 # port-removal also runs on the in-tree driver: its rmmod-with-a-live-session
 # and slab-baseline checks assert the same outcome for both drivers.
@@ -82,8 +82,8 @@ run_suite() { # name, command...
 # and its data integrity on block devices (e2e, integrity). controlpath
 # (~7 min) and hostile (~10 min: the wire parsers are the same C++ on both
 # kernels) are left to runs by hand (docs/testing-vm.md, "Linux 6.12") to
-# keep CI within its budget. Host-only suites (unit, fuzz) do not depend on
-# the kernel.
+# keep CI within its budget. Host-only suites (unit, tsa, fuzz) do not depend
+# on the kernel.
 KVERS2_SUITES=${KVERS2_SUITES:-module build vm-port}
 KVERS2_PORT_SCENARIOS=${KVERS2_PORT_SCENARIOS:-configfs e2e integrity port-srq port-removal}
 
@@ -102,6 +102,9 @@ run_suites() { # suites port-scenarios
 		module) run_suite module make --no-print-directory module ;;
 		build) run_suite build tests/build/run.sh ;;
 		unit) run_suite unit make --no-print-directory unit ;;
+		# The lock contracts: clang++ -Wthread-safety -Werror, then the
+		# unit tests on that build (include/srpt/thread_safety.hpp).
+		tsa) run_suite tsa make --no-print-directory unit-clang ;;
 		fuzz) run_suite fuzz make --no-print-directory fuzz-smoke ;;
 		# The guest harness's own verdict logic, on the host (seconds):
 		# the dmesg gate must catch every report format and say where.

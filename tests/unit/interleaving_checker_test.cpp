@@ -741,7 +741,7 @@ private:
 		h_->destroyed = true;
 	}
 
-	uint64_t seed_;
+	[[maybe_unused]] uint64_t seed_; /* kept for debugging */
 	Params p_;
 	std::mt19937_64 rng_;
 	std::unique_ptr<FakeSrq> srq_;

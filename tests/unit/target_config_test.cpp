@@ -22,6 +22,13 @@ namespace
 constexpr const char *kGidName = "0xfe80000000000000505400fffe123456";
 constexpr const char *kGuidName = "5054:00ff:fe12:3456";
 
+/* Port::enabled is guarded by the port mutex. */
+bool PortEnabled(Port &port)
+{
+	MutexGuard guard(port.mutex);
+	return port.enabled;
+}
+
 class ConfigFixture : public testing::Test
 {
 protected:
@@ -115,14 +122,14 @@ TEST_F(ConfigFixture, EnableIsPerPortAndIdempotent)
 {
 	void *id = MakePort(kGidName);
 	Device *dev = static_cast<Device *>(device_);
-	EXPECT_FALSE(dev->port(1)->enabled);
+	EXPECT_FALSE(PortEnabled(*dev->port(1)));
 	EXPECT_EQ(srpt_core_tpg_enable(id, true), 0);
-	EXPECT_TRUE(dev->port(1)->enabled);
+	EXPECT_TRUE(PortEnabled(*dev->port(1)));
 	EXPECT_EQ(srpt_core_tpg_enable(id, true), 0);
 	EXPECT_TRUE(
 	    host::LogsContain("port " + std::string(kGidName) + " enabled"));
 	srpt_core_tpg_drop(id);
-	EXPECT_FALSE(dev->port(1)->enabled);
+	EXPECT_FALSE(PortEnabled(*dev->port(1)));
 	srpt_core_port_id_drop(id);
 }
 
@@ -207,7 +214,7 @@ TEST_F(ConfigFixture, UseSrqChangeKeepsTheEnabledState)
 	host::ClearLogs();
 	ASSERT_EQ(srpt_core_port_attr_set(id, SRPT_ATTR_USE_SRQ, "1"), 0);
 	Device *dev = static_cast<Device *>(device_);
-	EXPECT_TRUE(dev->port(1)->enabled);
+	EXPECT_TRUE(PortEnabled(*dev->port(1)));
 	/* The port went down and up again, so sessions were logged out. */
 	EXPECT_TRUE(host::LogsContain(std::string(kGidName) + " disabled"));
 	EXPECT_TRUE(host::LogsContain(std::string(kGidName) + " enabled"));
