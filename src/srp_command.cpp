@@ -18,14 +18,22 @@ namespace srpt
 
 /* ---- KernelEnv: the command hooks ----------------------------------- */
 
-void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+IuParseResult KernelEnv::ParseForCommand(SendCtx &s, const RecvCtx &r)
 {
-	Channel &ch = *ch_;
-	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
-	CmdExtra &x = ch.extra_[s.index()];
+	const IuParseResult res =
+	    parse_iu({r.buf(), r.byte_len()}, ch_->limits_);
+	CmdExtra &x = ch_->extra_[s.index()];
 	x.tag = res.tag;
 	x.rsp_len = 0;
 	x.dir = SRPT_DP_DIR_NONE;
+	return res;
+}
+
+void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+{
+	Channel &ch = *ch_;
+	const IuParseResult res = ParseForCommand(s, r);
+	CmdExtra &x = ch.extra_[s.index()];
 	switch (res.action) {
 	case IuAction::ExecuteCmd: {
 		const ParsedCmd &c = res.cmd;
@@ -93,11 +101,7 @@ constexpr bool IsLioTaskMgmt(wire::TskMgmtFunc f)
 void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 {
 	Channel &ch = *ch_;
-	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
-	CmdExtra &x = ch.extra_[s.index()];
-	x.tag = res.tag;
-	x.rsp_len = 0;
-	x.dir = SRPT_DP_DIR_NONE;
+	const IuParseResult res = ParseForCommand(s, r);
 	switch (res.action) {
 	case IuAction::TaskMgmt:
 		if (!res.tm.supported || !IsLioTaskMgmt(res.tm.func)) {

@@ -112,6 +112,9 @@ public:
 	void ResponseLost();
 
 private:
+	/* Parses @r and resets what the channel keeps for @s's command. */
+	IuParseResult ParseForCommand(SendCtx &s, const RecvCtx &r);
+
 	Channel *ch_;
 };
 

@@ -250,9 +250,13 @@ TEST(Credits, SendQueueFullOnResponseKeepsResponseAndCredit)
 	h.Teardown();
 }
 
-TEST(Credits, TaskManagementResponseDeferredOnFullQueuePostedInOrder)
+/*
+ * A command (tag 1) whose response with two RDMA WRITEs fills the send
+ * queue of 4 (one slot is the drain's), then two task-management responses
+ * (tags 2 and 3) that must wait for its completion.
+ */
+void DeferTwoTaskManagementResponses(Live &h)
 {
-	Live h(3, 4);
 	h.Deliver(kOpCmd, 1);
 	h.Deliver(kOpTskMgmt, 2);
 	h.Deliver(kOpTskMgmt, 3);
@@ -262,6 +266,12 @@ TEST(Credits, TaskManagementResponseDeferredOnFullQueuePostedInOrder)
 		  Status::kOk);
 	ASSERT_EQ(h.Respond(h.served[2].s, 0, QueueFullPolicy::kDefer),
 		  Status::kOk);
+}
+
+TEST(Credits, TaskManagementResponseDeferredOnFullQueuePostedInOrder)
+{
+	Live h(3, 4);
+	ASSERT_NO_FATAL_FAILURE(DeferTwoTaskManagementResponses(h));
 	EXPECT_EQ(h.core.Stats().deferred_responses, 2u);
 	EXPECT_EQ(h.sq.size(), 1u);
 	h.ExpectInvariants();
@@ -386,14 +396,7 @@ TEST(Credits, FailedPostOfTaskManagementResponseFinishesTheCommand)
 TEST(Credits, DeferredResponseWhosePostFailsIsLostAndTheNextGoesOut)
 {
 	Live h(3, 4);
-	h.Deliver(kOpCmd, 1);
-	h.Deliver(kOpTskMgmt, 2);
-	h.Deliver(kOpTskMgmt, 3);
-	ASSERT_EQ(h.Respond(h.served[0].s, 2), Status::kOk);
-	ASSERT_EQ(h.Respond(h.served[1].s, 0, QueueFullPolicy::kDefer),
-		  Status::kOk);
-	ASSERT_EQ(h.Respond(h.served[2].s, 0, QueueFullPolicy::kDefer),
-		  Status::kOk);
+	ASSERT_NO_FATAL_FAILURE(DeferTwoTaskManagementResponses(h));
 	EXPECT_EQ(h.responses_lost, 0);
 	h.fail_next_post_send = Status::kIo;
 	h.CompleteNext(); /* tag 2's post fails, tag 3's goes out */
