@@ -59,7 +59,9 @@ list=$(dpkg-deb -c "$deb")
 for want in "usr/src/$name-$ver/dkms.conf" "usr/src/$name-$ver/Kbuild" \
 	"usr/src/$name-$ver/VERSION" usr/share/man/man9/srpt_send_done.9 \
 	usr/share/man/man4/ib_srpt.4 usr/share/doc/ib-srpt-dkms/admin-guide.md; do
-	echo "$list" | grep -q " \./$want" || { echo "make-deb: $want missing from $deb" >&2; exit 1; }
+	# a here-string, not `echo | grep -q`: with pipefail that pipe fails
+	# (SIGPIPE) whenever grep stops reading before echo has written all
+	grep -q " \./$want" <<<"$list" || { echo "make-deb: $want missing from $deb" >&2; exit 1; }
 done
 grep -q "^PACKAGE_VERSION=\"$ver\"" <(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./usr/src/$name-$ver/dkms.conf") ||
 	{ echo "make-deb: dkms.conf in $deb does not carry version $ver" >&2; exit 1; }

@@ -40,7 +40,7 @@ int srpt_probe_get(int i);
 int srpt_probe_get(int i) { return srpt_probe_table[i & 7]; }'
 if [ "$RC" -ne 0 ]; then
 	result instrumented-global-builds 1 "$(grep -m3 -iE 'error' "$LOG" | tr '\n' ' ')"
-elif [ "$kasan" = 1 ] && ! readelf -SW "$OBJ" | grep -q '\.init_array'; then
+elif [ "$kasan" = 1 ] && ! grep -q '\.init_array' <<<"$(readelf -SW "$OBJ")"; then
 	result instrumented-global-builds 1 "KASAN kernel but no .init_array: the probe tests nothing"
 else
 	result instrumented-global-builds 0 ""

@@ -80,7 +80,7 @@ cmds="$TMP/debugfs.cmds"
 } >"$cmds"
 debugfs -w -f "$cmds" "$TMP/rootfs.ext4" >"$TMP/debugfs.log" 2>&1 || { tail -20 "$TMP/debugfs.log" >&2; die "debugfs failed"; }
 # debugfs reports most errors on stdout and still exits 0
-if grep -vE '^debugfs [0-9]|^debugfs: (mkdir|write) |^Allocated inode: ' "$TMP/debugfs.log" | grep -q .; then
+if [ -n "$(grep -vE '^debugfs [0-9]|^debugfs: (mkdir|write) |^Allocated inode: ' "$TMP/debugfs.log")" ]; then
 	grep -vE '^debugfs [0-9]|^debugfs: (mkdir|write) |^Allocated inode: ' "$TMP/debugfs.log" | head -20 >&2
 	die "debugfs reported errors writing the module tree"
 fi

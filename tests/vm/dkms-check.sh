@@ -55,7 +55,7 @@ in_root() { chroot "$mnt" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root L
 # in the image).
 debian_only() {
 	grep -q 'debian\.org' "$1" &&
-		! grep -E '^(deb(-src)?[[:space:]]|URIs:)' "$1" | grep -v 'debian\.org' | grep -q .
+		[ -z "$(grep -E '^(deb(-src)?[[:space:]]|URIs:)' "$1" | grep -v 'debian\.org')" ]
 }
 for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
 	[ -f "$f" ] && debian_only "$f" || continue
@@ -111,7 +111,7 @@ else
 fi
 st=$(in_root dkms status 2>&1)
 echo "$st" >"$out/dkms-status.txt"
-if echo "$st" | grep -q "^ib-srpt/$ver, $KVER, x86_64: installed"; then
+if grep -q "^ib-srpt/$ver, $KVER, x86_64: installed" <<<"$st"; then
 	pass "dkms status: $(echo "$st" | grep "$KVER")"
 else
 	bad "dkms status: $st"
@@ -125,7 +125,7 @@ fi
 rm -rf "${mnt:?}/lib/modules/$fake"
 for page in "9 srpt_send_done" "4 ib_srpt"; do
 	# shellcheck disable=SC2086
-	if txt=$(in_root man -P cat $page 2>&1) && echo "$txt" | grep -q "ib_srpt\|send completion"; then
+	if txt=$(in_root man -P cat $page 2>&1) && grep -q "ib_srpt\|send completion" <<<"$txt"; then
 		pass "man $page ($(echo "$txt" | wc -l) lines)"
 	else
 		bad "man $page: $(echo "$txt" | head -2)"

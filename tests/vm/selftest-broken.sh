@@ -21,7 +21,7 @@ for mode in "${modes[@]}"; do
 	out=$(SRPT=port SRPT_KO="$b/ib_srpt.ko" VM_ARTIFACTS="$ROOT/build/vm-artifacts-broken-$mode" \
 		"$VM_DIR/run.sh" e2e 2>&1)
 	echo "$out" | sed "s/^/[$mode] /"
-	if echo "$out" | grep -q '^FAIL  e2e' && echo "$out" | grep -qF "$expect"; then
+	if grep -q '^FAIL  e2e' <<<"$out" && grep -qF "$expect" <<<"$out"; then
 		echo "PASS  broken-$mode: e2e failed with the expected message"; passed=$((passed + 1))
 	else
 		echo "FAIL  broken-$mode: expected e2e to FAIL with '$expect'"; failed=$((failed + 1))
