@@ -21,6 +21,5 @@ int main(void)
 	SRPT_MEASURE(MUTEX, struct mutex);
 	SRPT_MEASURE(WORK, struct srpt_kwork);
 	SRPT_MEASURE(DELAYED_WORK, struct srpt_kdwork);
-	SRPT_MEASURE(COMPLETION, struct completion);
 	return 0;
 }

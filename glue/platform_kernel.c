@@ -240,11 +240,6 @@ bool srpt_work_cancel_sync(void *work)
 	return cancel_work_sync(&((struct srpt_kwork *)work)->work);
 }
 
-void srpt_work_flush(void *work)
-{
-	flush_work(&((struct srpt_kwork *)work)->work);
-}
-
 static void srpt_kdwork_fn(struct work_struct *work)
 {
 	struct srpt_kdwork *w =
@@ -273,20 +268,4 @@ bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us)
 bool srpt_delayed_work_cancel_sync(void *dwork)
 {
 	return cancel_delayed_work_sync(&((struct srpt_kdwork *)dwork)->dwork);
-}
-
-void srpt_completion_init(void *completion)
-{
-	init_completion((struct completion *)completion);
-}
-
-void srpt_complete(void *completion)
-{
-	complete((struct completion *)completion);
-}
-
-bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms)
-{
-	return wait_for_completion_timeout((struct completion *)completion,
-					   msecs_to_jiffies(timeout_ms)) != 0;
 }

@@ -7,7 +7,6 @@
 #ifndef SRPT_GLUE_PLATFORM_KERNEL_H
 #define SRPT_GLUE_PLATFORM_KERNEL_H
 
-#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>

@@ -36,11 +36,6 @@ int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *port_id,
 	return 0;
 }
 
-bool srpt_dp_session_active(struct srpt_dp_ch *ch)
-{
-	return ch->sess != NULL;
-}
-
 void srpt_dp_session_remove(struct srpt_dp_ch *ch)
 {
 	struct se_session *sess = ch->sess;

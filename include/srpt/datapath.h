@@ -181,7 +181,6 @@ int srpt_dp_cm_drep(struct srpt_dp_ch *ch);
  */
 int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *port_id,
 			  const char *name, uint32_t tag_num);
-bool srpt_dp_session_active(struct srpt_dp_ch *ch);
 /*
  * target_stop_session + target_wait_for_sess_cmds + target_remove_session.
  * Contract: process context (the release work); sleeps until every command

@@ -157,25 +157,11 @@ void srpt_mutex_destroy(void *mutex);
  * Atomics on memory that only the C++ core touches. The __atomic builtins
  * compile to the same locked instructions as the kernel's atomic_t on x86;
  * memory shared with C glue goes through explicit functions instead.
+ * Returns the new value. Full barrier, as the kernel's atomic_*_return.
  */
-static inline int32_t srpt_atomic_read(const int32_t *v)
-{
-	return __atomic_load_n(v, __ATOMIC_ACQUIRE);
-}
-static inline void srpt_atomic_set(int32_t *v, int32_t value)
-{
-	__atomic_store_n(v, value, __ATOMIC_RELEASE);
-}
-/* Returns the new value. Full barrier, as the kernel's atomic_*_return. */
 static inline int32_t srpt_atomic_add_return(int32_t *v, int32_t delta)
 {
 	return __atomic_add_fetch(v, delta, __ATOMIC_SEQ_CST);
-}
-static inline bool srpt_atomic_cmpxchg(int32_t *v, int32_t *expected,
-				       int32_t desired)
-{
-	return __atomic_compare_exchange_n(v, expected, desired, false,
-					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
 /* ---- Deferred work ---------------------------------------------------- */
@@ -203,13 +189,12 @@ enum srpt_work_class {
  * Storage of SRPT_WORK_SIZE bytes aligned to SRPT_WORK_ALIGN.
  * Contract: srpt_work_queue() from any context; returns false when the work
  * was already pending. @fn runs later in process context on the system
- * workqueue. srpt_work_cancel_sync() and srpt_work_flush() sleep.
+ * workqueue. srpt_work_cancel_sync() sleeps.
  */
 void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
 		    enum srpt_work_class cls);
 bool srpt_work_queue(void *work);
 bool srpt_work_cancel_sync(void *work);
-void srpt_work_flush(void *work);
 
 /*
  * A work item that runs after a delay (the kernel's delayed_work). Storage
@@ -225,18 +210,6 @@ void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx,
 			    enum srpt_work_class cls);
 bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us);
 bool srpt_delayed_work_cancel_sync(void *dwork);
-
-/* ---- Waiting for an event --------------------------------------------- */
-
-/* Storage of SRPT_COMPLETION_SIZE bytes aligned to SRPT_COMPLETION_ALIGN. */
-void srpt_completion_init(void *completion);
-/* Contract: any context. */
-void srpt_complete(void *completion);
-/*
- * Contract: process context. Returns true when completed, false when
- * @timeout_ms passed first.
- */
-bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms);
 
 /* ---- RDMA devices, ports and connection management -------------------- */
 

@@ -235,11 +235,6 @@ int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *, const char *name,
 	return g_script.session_error;
 }
 
-bool srpt_dp_session_active(struct srpt_dp_ch *ch)
-{
-	return !ch->session.empty() && !ch->session_removed;
-}
-
 void srpt_dp_session_remove(struct srpt_dp_ch *ch)
 {
 	ch->session_removed = true;

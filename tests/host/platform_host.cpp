@@ -10,7 +10,6 @@
 
 #include <arpa/inet.h>
 #include <atomic>
-#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -88,12 +87,6 @@ private:
 };
 std::vector<HostDelayedWork *> g_delayed_work;
 
-struct HostCompletion {
-	std::mutex mutex;
-	std::condition_variable cv;
-	bool done;
-};
-
 void Warn(const char *file, int line, const char *what);
 
 /*
@@ -138,8 +131,6 @@ static_assert(sizeof(HostWork) <= SRPT_WORK_SIZE);
 static_assert(alignof(HostWork) <= SRPT_WORK_ALIGN);
 static_assert(sizeof(HostDelayedWork) <= SRPT_DELAYED_WORK_SIZE);
 static_assert(alignof(HostDelayedWork) <= SRPT_DELAYED_WORK_ALIGN);
-static_assert(sizeof(HostCompletion) <= SRPT_COMPLETION_SIZE);
-static_assert(alignof(HostCompletion) <= SRPT_COMPLETION_ALIGN);
 
 void Warn(const char *file, int line, const char *what)
 {
@@ -338,16 +329,6 @@ bool srpt_work_cancel_sync(void *work)
 	return true;
 }
 
-void srpt_work_flush(void *work)
-{
-	auto *w = static_cast<HostWork *>(work);
-	CheckWorkWait(w->cls);
-	if (!srpt_work_cancel_sync(work))
-		return;
-	RunningWork running(w->cls);
-	w->fn(w->ctx);
-}
-
 void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx,
 			    srpt_work_class cls)
 {
@@ -382,32 +363,6 @@ bool srpt_delayed_work_cancel_sync(void *dwork)
 	}
 	w->pending = false;
 	return true;
-}
-
-void srpt_completion_init(void *completion)
-{
-	auto *c = new (completion) HostCompletion();
-	c->done = false;
-}
-
-void srpt_complete(void *completion)
-{
-	auto *c = static_cast<HostCompletion *>(completion);
-	{
-		std::lock_guard<std::mutex> guard(c->mutex);
-		c->done = true;
-	}
-	c->cv.notify_all();
-}
-
-bool srpt_wait_for_completion_timeout(void *completion, uint32_t timeout_ms)
-{
-	auto *c = static_cast<HostCompletion *>(completion);
-	/* What another context would do meanwhile: the queued work. */
-	srpt::host::RunPendingWork();
-	std::unique_lock<std::mutex> lock(c->mutex);
-	return c->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-			      [c] { return c->done; });
 }
 
 namespace

@@ -231,17 +231,6 @@ TEST(Work, CancellingAWorkOfTheRunningWorksClassIsReported)
 	srpt_work_cancel_sync(w.inner);
 }
 
-TEST(Completion, WaitSeesWorkThatCompletes)
-{
-	alignas(SRPT_COMPLETION_ALIGN) unsigned char done[SRPT_COMPLETION_SIZE];
-	alignas(SRPT_WORK_ALIGN) unsigned char work[SRPT_WORK_SIZE];
-	srpt_completion_init(done);
-	EXPECT_FALSE(srpt_wait_for_completion_timeout(done, 1));
-	srpt_work_init(work, srpt_complete, done, SRPT_WORK_TEST);
-	srpt_work_queue(work);
-	EXPECT_TRUE(srpt_wait_for_completion_timeout(done, 1000));
-}
-
 TEST(RateLimit, BurstThenSilenceThenCountOfSuppressed)
 {
 	LogRateLimit limit(1000, 3);
