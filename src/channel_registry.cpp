@@ -28,12 +28,12 @@ ChannelRegistry *GetChannelRegistry()
 	return g_channels;
 }
 
-int CreateChannelRegistry()
+Status CreateChannelRegistry()
 {
 	if (SRPT_WARN_ON(g_channels))
-		return -SRPT_EBUSY;
+		return Status::kBusy;
 	g_channels = new (Gfp::kKernel) ChannelRegistry();
-	return g_channels ? 0 : -SRPT_ENOMEM;
+	return g_channels ? Status::kOk : Status::kNoMemory;
 }
 
 void DestroyChannelRegistry()

@@ -101,23 +101,22 @@ bool PortEnabled(Port &port)
  * initiator port GUID); GID-named port: the initiator port id with, then
  * without, "0x".
  */
-int SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_name,
-		 const char *i_port_id)
+Status SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_name,
+		    const char *i_port_id)
 {
-	int rc = -SRPT_ENOENT;
+	Status st = Status::kNoEntry;
 	if (snap.guid_id) {
-		rc = ToNegativeErrno(ch.SetupSession(snap.guid_id, src_name));
-		if (rc == 0)
-			return 0;
+		st = ch.SetupSession(snap.guid_id, src_name);
+		if (IsOk(st))
+			return st;
 	}
 	if (snap.gid_id) {
-		rc = ToNegativeErrno(ch.SetupSession(snap.gid_id, i_port_id));
-		if (rc == 0)
-			return 0;
-		rc = ToNegativeErrno(
-		    ch.SetupSession(snap.gid_id, i_port_id + 2));
+		st = ch.SetupSession(snap.gid_id, i_port_id);
+		if (IsOk(st))
+			return st;
+		st = ch.SetupSession(snap.gid_id, i_port_id + 2);
 	}
-	return rc;
+	return st;
 }
 
 } // namespace
@@ -144,7 +143,7 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 			uint32_t pdata_len)
 {
 	const char *const src_addr = src.name;
-	const LoginResult refused{false, -SRPT_ECONNREFUSED};
+	const LoginResult refused{false, Status::kRefused};
 	ModuleState &ms = GetModuleState();
 	ChannelRegistry *reg = GetChannelRegistry();
 	Port *port = device.port(port_num);
@@ -213,15 +212,15 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 		return refused;
 	}
 
-	const int rc = SetupSession(*ch, snap, src_addr, i_port_id);
-	if (rc != 0) {
+	const Status session = SetupSession(*ch, snap, src_addr, i_port_id);
+	if (!IsOk(session)) {
 		SRPT_INFO(src_addr,
 			  "rejected login for initiator %s (%s): ret = %d",
-			  src_addr, i_port_id, rc);
+			  src_addr, i_port_id, ToNegativeErrno(session));
 		ch->DestroyUnpublished();
-		Reject(src, src_addr, d.tag, SessionRejectReason(rc),
+		Reject(src, src_addr, d.tag, SessionRejectReason(session),
 		       {i_port_id,
-			rc == -SRPT_ENOMEM
+			session == Status::kNoMemory
 			    ? "no memory for the session"
 			    : "the target core refused the session (no ACL?)",
 			req.it_iu_len});
@@ -272,19 +271,20 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	uint8_t rsp[sizeof(wire::LoginRsp)];
 	const size_t rsp_len =
 	    build_login_rsp(rsp, d.tag, d.params, terminated);
-	int arc = -SRPT_EINVAL;
+	Status accepted = Status::kInvalid;
 	if (PortEnabled(*port) && ch->state() == ChannelState::kConnecting)
-		arc = srpt_dp_cm_accept(ch->dp(), rsp,
-					static_cast<uint32_t>(rsp_len));
-	if (arc != 0) {
-		SRPT_ERR(ch->name(), "accepting the login failed (%d)", arc);
+		accepted = StatusFromErrno(srpt_dp_cm_accept(
+		    ch->dp(), rsp, static_cast<uint32_t>(rsp_len)));
+	if (!IsOk(accepted)) {
+		SRPT_ERR(ch->name(), "accepting the login failed (%d)",
+			 ToNegativeErrno(accepted));
 		Reject(
 		    src, ch->name(), d.tag,
 		    wire::LoginRejReason::InsufficientResources,
 		    {i_port_id, "accepting the login failed", req.it_iu_len});
 		/* The release work owns the cm_id now. */
 		(void)ch->Close("accepting the login failed");
-		return LoginResult{false, 0};
+		return LoginResult{false, Status::kOk};
 	}
 	SRPT_INFO(ch->name(),
 		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s%s",
@@ -295,7 +295,7 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	if (srpt_tracing())
 		srpt_trace_login(ch->name(), i_port_id, true, "accepted", 0,
 				 d.params.it_iu_len, credits);
-	return LoginResult{true, 0};
+	return LoginResult{true, Status::kOk};
 }
 
 } // namespace

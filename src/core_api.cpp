@@ -30,14 +30,10 @@ ModuleState &GetModuleState()
 
 using srpt::GetModuleState;
 using srpt::Status;
+using srpt::ToNegativeErrno;
 
 namespace
 {
-
-int ToErrno(Status status)
-{
-	return srpt::ToNegativeErrno(status);
-}
 
 srpt::Device *AsDevice(void *handle)
 {
@@ -59,7 +55,7 @@ extern "C" int srpt_core_init(const srpt_module_params *params)
 		return -SRPT_EBUSY;
 	const Status valid = srpt::ValidateModuleParams(*params);
 	if (!srpt::IsOk(valid))
-		return ToErrno(valid);
+		return ToNegativeErrno(valid);
 
 	state.registry = new (srpt::Gfp::kKernel) srpt::DeviceRegistry();
 	state.rdma_cm = new (srpt::Gfp::kKernel) srpt::RdmaCmListener();
@@ -85,7 +81,7 @@ extern "C" int srpt_core_set_service_guid(const char *text)
 {
 	const srpt::Result<uint64_t> guid = srpt::ParseHexU64(text);
 	if (!guid.ok())
-		return ToErrno(guid.status());
+		return ToNegativeErrno(guid.status());
 	GetModuleState().service_guid = *guid;
 	return 0;
 }
@@ -119,7 +115,7 @@ extern "C" int srpt_core_add_device(const srpt_device_desc *desc,
 	srpt::Device *device = nullptr;
 	const Status status = registry->Add(*desc, &device);
 	if (!srpt::IsOk(status))
-		return ToErrno(status);
+		return ToNegativeErrno(status);
 	for (uint32_t n = 1; n <= device->port_count(); n++)
 		srpt_work_init(device->port(n)->refresh_work, RefreshPortWork,
 			       device->port(n), SRPT_WORK_PORT_REFRESH);
@@ -221,7 +217,7 @@ extern "C" int srpt_core_port_id_make(const char *name, void **port_id)
 	srpt::PortId *id =
 	    srpt::PortId::Make(*GetModuleState().registry, name, &status);
 	if (!id)
-		return ToErrno(status);
+		return ToNegativeErrno(status);
 	*port_id = id;
 	return 0;
 }
@@ -238,7 +234,7 @@ extern "C" const char *srpt_core_port_id_name(void *port_id)
 
 extern "C" int srpt_core_tpg_enable(void *port_id, bool enable)
 {
-	return ToErrno(AsPortId(port_id)->SetEnabled(enable));
+	return ToNegativeErrno(AsPortId(port_id)->SetEnabled(enable));
 }
 
 extern "C" void srpt_core_tpg_drop(void *port_id)
@@ -255,12 +251,12 @@ extern "C" uint32_t srpt_core_port_attr_get(void *port_id,
 extern "C" int srpt_core_port_attr_set(void *port_id, enum srpt_port_attr attr,
 				       const char *text)
 {
-	return ToErrno(AsPortId(port_id)->SetAttribute(attr, text));
+	return ToNegativeErrno(AsPortId(port_id)->SetAttribute(attr, text));
 }
 
 extern "C" int srpt_core_acl_name_check(const char *name)
 {
-	return ToErrno(srpt::CheckAclName(name));
+	return ToNegativeErrno(srpt::CheckAclName(name));
 }
 
 extern "C" uint16_t srpt_core_rdma_cm_port(void)
@@ -270,7 +266,7 @@ extern "C" uint16_t srpt_core_rdma_cm_port(void)
 
 extern "C" int srpt_core_rdma_cm_port_store(const char *text)
 {
-	return ToErrno(GetModuleState().rdma_cm->Store(text));
+	return ToNegativeErrno(GetModuleState().rdma_cm->Store(text));
 }
 
 extern "C" void srpt_core_rdma_cm_shutdown(void)

@@ -15,6 +15,7 @@
 #include <srpt/log.hpp>
 
 using srpt::Channel;
+using srpt::ToNegativeErrno;
 
 namespace
 {
@@ -28,7 +29,7 @@ Channel *AsChannel(void *p)
 
 extern "C" int srpt_core_dp_init(void)
 {
-	return srpt::CreateChannelRegistry();
+	return ToNegativeErrno(srpt::CreateChannelRegistry());
 }
 
 extern "C" void srpt_core_dp_exit(void)
@@ -45,10 +46,10 @@ extern "C" int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
 		srpt_dp_cm_reject(SRPT_DP_RDMA_CM, cm_id, nullptr, 0);
 		return -SRPT_ECONNREFUSED;
 	}
-	return srpt::HandleRdmaCmLogin(
-		   *static_cast<srpt::Device *>(core_device), port_num, cm_id,
-		   pdata, pdata_len, src_addr)
-	    .rc;
+	return ToNegativeErrno(
+	    srpt::HandleRdmaCmLogin(*static_cast<srpt::Device *>(core_device),
+				    port_num, cm_id, pdata, pdata_len, src_addr)
+		.status);
 }
 
 extern "C" int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
@@ -63,10 +64,10 @@ extern "C" int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
 	}
 	uint8_t gid[16];
 	__builtin_memcpy(gid, initiator_gid, sizeof(gid));
-	return srpt::HandleIbCmLogin(*static_cast<srpt::Device *>(core_device),
-				     port_num, cm_id, pdata, pdata_len, gid,
-				     pkey)
-	    .rc;
+	return ToNegativeErrno(
+	    srpt::HandleIbCmLogin(*static_cast<srpt::Device *>(core_device),
+				  port_num, cm_id, pdata, pdata_len, gid, pkey)
+		.status);
 }
 
 extern "C" void srpt_core_dp_cm_event(void *core_ch,
@@ -100,7 +101,7 @@ extern "C" void srpt_core_dp_zlw_done(void *core_ch, bool ok)
 extern "C" int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
 					   const struct srpt_dp_rsp *rsp)
 {
-	return AsChannel(core_ch)->QueueResponse(index, *rsp);
+	return ToNegativeErrno(AsChannel(core_ch)->QueueResponse(index, *rsp));
 }
 
 extern "C" void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
@@ -112,7 +113,8 @@ extern "C" void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
 extern "C" int srpt_core_dp_write_pending(void *core_ch, uint32_t index,
 					  uint32_t n_rdma_reads)
 {
-	return AsChannel(core_ch)->WritePending(index, n_rdma_reads);
+	return ToNegativeErrno(
+	    AsChannel(core_ch)->WritePending(index, n_rdma_reads));
 }
 
 extern "C" void srpt_core_dp_aborted_task(void *core_ch, uint32_t index)

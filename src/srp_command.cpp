@@ -231,10 +231,10 @@ void Channel::OnResponseLost()
 			 id_);
 }
 
-int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
+Status Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
-		return -SRPT_EINVAL;
+		return Status::kInvalid;
 	SendCtx &s = core_.send_ring()[index];
 	CmdExtra &x = extra_[index];
 	CmdRspInfo info{};
@@ -253,15 +253,13 @@ int Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
 	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
 	const Status st = core_.QueueResponse(
 	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
-	if (IsOk(st))
-		return 0;
-	if (st == kQueueFull)
-		return -SRPT_EAGAIN;
+	if (IsOk(st) || st == kQueueFull)
+		return st;
 	/* The post failed: no response, the credit is owed. */
 	core_.DropResponse(s);
 	srpt_dp_put_cmd(dp_, index);
 	OnResponseLost();
-	return 0;
+	return Status::kOk;
 }
 
 void Channel::QueueTmResponse(uint32_t index, srpt_dp_tmr_result result)
@@ -277,19 +275,17 @@ void Channel::QueueTmResponse(uint32_t index, srpt_dp_tmr_result result)
 	AnswerTaskMgmt(s, extra_[index].tag, code);
 }
 
-int Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
+Status Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
-		return -SRPT_EINVAL;
+		return Status::kInvalid;
 	const Status st =
 	    core_.WritePending(core_.send_ring()[index], n_rdma_reads);
-	if (IsOk(st))
-		return 0;
-	if (st == kQueueFull)
-		return -SRPT_EAGAIN;
+	if (IsOk(st) || st == kQueueFull)
+		return st;
 	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",
 		 index, ToNegativeErrno(st));
-	return ToNegativeErrno(st);
+	return st;
 }
 
 void Channel::AbortedTask(uint32_t index)

@@ -11,16 +11,6 @@
 namespace srpt
 {
 
-namespace
-{
-
-Status FromErrno(int rc)
-{
-	return rc == 0 ? Status::kOk : static_cast<Status>(rc < 0 ? -rc : rc);
-}
-
-} // namespace
-
 SharedRecvQueue::~SharedRecvQueue()
 {
 	SRPT_WARN_ON(dp_ != nullptr);
@@ -56,18 +46,18 @@ SharedRecvQueue *DeviceSrq::Create(Device &dev)
 	SharedRecvQueue *q = new (Gfp::kKernel) SharedRecvQueue();
 	Status st = q ? Status::kOk : Status::kNoMemory;
 	if (IsOk(st))
-		st = FromErrno(
+		st = StatusFromErrno(
 		    srpt_dp_srq_create(dev.ib_device(), size, &q->dp_));
 	if (IsOk(st))
 		st = q->ring_.Init(size, buf_size, Gfp::kKernel);
 	for (uint32_t i = 0; IsOk(st) && i < q->ring_.size(); i++) {
 		RecvCtx &r = q->ring_[i];
-		st = FromErrno(
+		st = StatusFromErrno(
 		    srpt_dp_srq_map_recv(q->dp_, i, r.buf(), r.buf_size()));
 	}
 	if (IsOk(st))
 		st = PostIdleReceives(q->ring_, [q](RecvCtx &r) {
-			return FromErrno(
+			return StatusFromErrno(
 			    srpt_dp_srq_post_recv(q->dp_, r.index()));
 		});
 	if (!IsOk(st)) {

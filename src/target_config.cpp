@@ -306,7 +306,7 @@ Status RdmaCmListener::Store(const char *text)
 		if (*port) {
 			const int rc = srpt_rdma_cm_listen(*port, &listener);
 			if (rc < 0)
-				return static_cast<Status>(-rc);
+				return StatusFromErrno(rc);
 		}
 		old = listener_;
 		listener_ = listener;

@@ -79,12 +79,6 @@ const char *ChannelStateName(ChannelState s);
  */
 const char *LioConnStateName(ChannelState s);
 
-/* errno (0 or negative) of a glue call as a Status. */
-constexpr Status StatusFromErrno(int rc)
-{
-	return rc == 0 ? Status::kOk : static_cast<Status>(rc < 0 ? -rc : rc);
-}
-
 class Channel;
 class Nexus;
 
@@ -187,9 +181,9 @@ public:
 	void OnRecvDone(uint32_t index, uint32_t byte_len, bool ok);
 	void OnSendDone(uint32_t index, bool ok);
 	void OnRdmaReadDone(uint32_t index, bool ok);
-	int QueueResponse(uint32_t index, const srpt_dp_rsp &rsp);
+	Status QueueResponse(uint32_t index, const srpt_dp_rsp &rsp);
 	void QueueTmResponse(uint32_t index, srpt_dp_tmr_result result);
-	int WritePending(uint32_t index, uint32_t n_rdma_reads);
+	Status WritePending(uint32_t index, uint32_t n_rdma_reads);
 	void AbortedTask(uint32_t index);
 	void ReleaseCmd(uint32_t index);
 	int CmdStateOf(uint32_t index);
@@ -323,11 +317,8 @@ private:
 
 /* The registry (nullptr before srpt_core_dp_init). */
 ChannelRegistry *GetChannelRegistry();
-/*
- * srpt_core_dp_init/exit: create the registry (0 or negative errno) and
- * free it.
- */
-int CreateChannelRegistry();
+/* srpt_core_dp_init/exit: create the registry and free it. */
+Status CreateChannelRegistry();
 void DestroyChannelRegistry();
 
 } // namespace srpt

@@ -30,13 +30,13 @@ void FormatInitiatorPortId(const uint8_t (&id)[16],
 			   char (&out)[kInitiatorPortIdNameSize]);
 
 /*
- * The LIO reject reason for a failed target_setup_session: -ENOMEM is a
+ * The LIO reject reason for a failed target_setup_session: no memory is a
  * resource shortage, anything else (no ACL matches) a channel limit, as
  * in-tree.
  */
-constexpr wire::LoginRejReason SessionRejectReason(int negative_errno)
+constexpr wire::LoginRejReason SessionRejectReason(Status session)
 {
-	return negative_errno == -SRPT_ENOMEM
+	return session == Status::kNoMemory
 		   ? wire::LoginRejReason::InsufficientResources
 		   : wire::LoginRejReason::ChannelLimitReached;
 }
@@ -46,7 +46,11 @@ constexpr uint32_t kMaxCommandData = PortAttributes::kMaxMaxRdmaSize;
 
 struct LoginResult {
 	bool accepted;
-	int rc; /* what the RDMA/CM handler returns */
+	/*
+	 * kOk when the channel took the cm_id; otherwise the CM handler
+	 * returns it (as -errno) and the CM destroys the id.
+	 */
+	Status status;
 };
 
 /*

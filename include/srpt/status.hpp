@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Status of an operation of the core, with Linux errno values so that it is
- * turned into the kernel's `-errno` convention once, at the boundary.
+ * turned into the kernel's `-errno` convention once, at the boundary: the
+ * core returns Status, and only the C entry points (src/core_api.cpp,
+ * src/datapath_api.cpp) hand ToNegativeErrno() of it to C. A glue call's
+ * result comes in through StatusFromErrno(). These two are the only
+ * conversions.
  */
 #ifndef SRPT_STATUS_HPP
 #define SRPT_STATUS_HPP
@@ -36,6 +40,16 @@ constexpr bool IsOk(Status s)
 constexpr int ToNegativeErrno(Status s)
 {
 	return -static_cast<int>(s);
+}
+
+/*
+ * The result of a glue call (0 or a negative errno) as a Status. An errno
+ * without a Status name keeps its value, so that ToNegativeErrno() gives
+ * it back unchanged.
+ */
+constexpr Status StatusFromErrno(int rc)
+{
+	return rc == 0 ? Status::kOk : static_cast<Status>(rc < 0 ? -rc : rc);
 }
 
 /*

@@ -221,9 +221,9 @@ TEST(CmHandler, Helpers)
 	char name[kInitiatorPortIdNameSize];
 	FormatInitiatorPortId(id, name);
 	EXPECT_STREQ(name, kInitiator);
-	EXPECT_EQ(SessionRejectReason(-SRPT_ENOMEM),
+	EXPECT_EQ(SessionRejectReason(Status::kNoMemory),
 		  wire::LoginRejReason::InsufficientResources);
-	EXPECT_EQ(SessionRejectReason(-SRPT_EINVAL),
+	EXPECT_EQ(SessionRejectReason(Status::kInvalid),
 		  wire::LoginRejReason::ChannelLimitReached);
 }
 
