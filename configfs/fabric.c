@@ -14,7 +14,6 @@
 #include <target/target_core_fabric.h>
 
 #include <srpt/core_api.h>
-#include <srpt/datapath.h>
 #include "../glue/glue.h"
 #include "../glue/kcompat.h"
 

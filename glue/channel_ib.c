@@ -7,7 +7,6 @@
  * completion to the core. Every completion callback has the same shape:
  * recover the context from wc->wr_cqe, quiet on flush errors, one call.
  */
-#include <linux/delay.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -19,11 +18,6 @@
 #include "kcompat.h"
 
 #define SRPT_MIN_SQ_SIZE 16
-
-void srpt_dp_msleep(uint32_t ms)
-{
-	msleep(ms);
-}
 
 static struct ib_device *srpt_ch_dev(struct srpt_dp_ch *ch)
 {

@@ -17,7 +17,8 @@
 #include <rdma/rw.h>
 #include <target/target_core_base.h>
 
-#include <srpt/datapath.h>
+#include <srpt/core_api.h>
+#include <srpt/rdma_glue.h>
 
 struct srpt_glue_device;
 

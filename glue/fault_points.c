@@ -13,8 +13,8 @@
  */
 #include <linux/error-injection.h>
 
-#include "srpt/datapath.h"
-#include "srpt/platform.h"
+#include <srpt/platform.h>
+#include <srpt/rdma_glue.h>
 
 /* memory the core allocates (channels, IU rings, sessions, SRQ rings) */
 ALLOW_ERROR_INJECTION(srpt_kzalloc, NULL);

@@ -12,7 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 #include <srpt/core_api.h>
-#include <srpt/datapath.h>
+#include <srpt/rdma_glue.h>
 #include "glue.h"
 
 static struct ib_client srpt_client;

@@ -27,7 +27,7 @@
 #include <rdma/ib_verbs.h>
 
 #include <srpt/core_api.h>
-#include <srpt/datapath.h>
+#include <srpt/rdma_glue.h>
 #include "channel_ib.h"
 #include "glue.h"
 

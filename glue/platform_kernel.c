@@ -4,6 +4,7 @@
  * kernel functions and macros, no policy. The opaque storage the core hands
  * in was sized by generated/srpt/kernel_sizes.h from the same types.
  */
+#include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -268,4 +269,9 @@ bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us)
 bool srpt_delayed_work_cancel_sync(void *dwork)
 {
 	return cancel_delayed_work_sync(&((struct srpt_kdwork *)dwork)->dwork);
+}
+
+void srpt_msleep(uint32_t ms)
+{
+	msleep(ms);
 }

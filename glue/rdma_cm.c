@@ -17,7 +17,8 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
-#include <srpt/platform.h>
+#include <srpt/core_api.h>
+#include <srpt/rdma_glue.h>
 #include "channel_ib.h"
 #include "glue.h"
 

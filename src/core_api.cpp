@@ -9,6 +9,7 @@
 #include <srpt/mad_protocol.hpp>
 #include <srpt/module_params.hpp>
 #include <srpt/module_state.hpp>
+#include <srpt/rdma_glue.h>
 #include <srpt/target_config.hpp>
 
 namespace srpt

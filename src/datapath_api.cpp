@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The C entry points of the data path (srpt_core_dp_* and
- * srpt_core_acl_channels of include/srpt/datapath.h), the twin of
+ * srpt_core_acl_channels of include/srpt/core_api.h), the twin of
  * core_api.cpp: each one turns the glue's handle back into the core
  * object and makes one call. Logins go to cm_handler.cpp, CM events,
  * completions and LIO's callbacks to the Channel (channel.cpp,
@@ -11,8 +11,9 @@
  */
 #include <srpt/channel.hpp>
 #include <srpt/cm_handler.hpp>
-#include <srpt/datapath.h>
+#include <srpt/core_api.h>
 #include <srpt/log.hpp>
+#include <srpt/rdma_glue.h>
 
 using srpt::Channel;
 using srpt::ToNegativeErrno;
@@ -152,7 +153,7 @@ extern "C" void srpt_core_dp_device_removing(void *core_device)
 				    nullptr,
 				    "device %s: waiting for %zu channels",
 				    device->name(), reg->CountDevice(device));
-			srpt_dp_msleep(10);
+			srpt_msleep(10);
 		}
 	}
 	/* No QP uses the SRQ any more; the PD goes after this. */

@@ -3,6 +3,7 @@
 #include <srpt/hex_format.hpp>
 #include <srpt/kstrto.hpp>
 #include <srpt/log.hpp>
+#include <srpt/rdma_glue.h>
 #include <srpt/target_config.hpp>
 
 namespace srpt

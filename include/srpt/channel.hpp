@@ -32,12 +32,13 @@
 #include <srpt/alloc.hpp>
 #include <srpt/core/channel_core.hpp>
 #include <srpt/core/iu_class.hpp>
-#include <srpt/datapath.h>
+#include <srpt/core_api.h>
 #include <srpt/device_registry.hpp>
 #include <srpt/intrusive_list.hpp>
 #include <srpt/iu_parse.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/login.hpp>
+#include <srpt/rdma_glue.h>
 #include <srpt/send_done_hold.hpp>
 #include <srpt/status.hpp>
 

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Entry points of the C++ core called by the C glue (the other direction
- * of include/srpt/platform.h). Plain C: fixed-width integers and opaque
- * handles. Errors are 0 or a negative Linux errno.
+ * Entry points of the C++ core. The rule of this header: implemented in
+ * C++ (src/core_api.cpp: module, devices, ports, configfs;
+ * src/datapath_api.cpp: logins, CM events, completions, LIO callbacks,
+ * channel stats), called by the C glue; every function is srpt_core_*.
+ * What C implements for the core is in platform.h and rdma_glue.h;
+ * platform.h lists all four boundary headers. Plain C: fixed-width
+ * integers and opaque handles. Errors are 0 or a negative Linux errno,
+ * converted from the core's Status in those two files only.
  */
 #ifndef SRPT_CORE_API_H
 #define SRPT_CORE_API_H
@@ -46,20 +51,8 @@ uint64_t srpt_core_service_guid(void);
 
 /* ---- RDMA devices and ports (from the ib_client callbacks) ---------- */
 
-enum srpt_link_layer {
-	SRPT_LINK_LAYER_UNSPECIFIED = 0,
-	SRPT_LINK_LAYER_INFINIBAND = 1,
-	SRPT_LINK_LAYER_ETHERNET = 2,
-};
-
-struct srpt_port_desc {
-	uint32_t port_num;       /* 1-based, as the verbs API */
-	uint32_t link_layer;     /* enum srpt_link_layer */
-	bool gid_valid;          /* GID index 0 could be read */
-	uint8_t gid[16];         /* GID index 0, network byte order */
-	uint16_t lid;
-	uint16_t sm_lid;
-};
+/* One entry per port (rdma_glue.h): what srpt_ib_query_port() fills in. */
+struct srpt_port_desc;
 
 struct srpt_device_desc {
 	const char *name;        /* dev_name() of the ib_device */
@@ -144,6 +137,162 @@ uint16_t srpt_core_rdma_cm_port(void);
 int srpt_core_rdma_cm_port_store(const char *text);
 /* Module exit: the listener goes first, before the devices. */
 void srpt_core_rdma_cm_shutdown(void);
+
+/* ---- data path: logins, CM events, completions, LIO (datapath_api.cpp) */
+
+/*
+ * RDMA/CM connect request. @src_addr: "%pIS" of the cm_id's source
+ * address (the session name on GUID-named ports). Returns 0 when the
+ * channel took the cm_id (accepted, or rejected with the release work
+ * owning it), negative when the glue must let RDMA/CM destroy it.
+ * Contract: process context (RDMA/CM handler).
+ */
+int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
+			     void *cm_id, const uint8_t *pdata,
+			     uint32_t pdata_len, const char *src_addr);
+/*
+ * IB/CM REQ (InfiniBand link layer). @pdata: the REQ's private data
+ * (struct srp_login_req, 64 of its 92 bytes); @initiator_gid: the 16-byte
+ * GID of the initiator's port (the REQ's primary path dgid, network byte
+ * order), whose GUID half names the session on GUID-named ports; @pkey:
+ * the primary path's P_Key (CPU order), for the QP's P_Key index.
+ * Returns as srpt_core_dp_rdma_cm_req (negative: the IB/CM handler returns
+ * it and IB/CM destroys the id). Contract: process context (IB/CM
+ * handler of the REQ's new cm_id).
+ */
+int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
+			   void *cm_id, const uint8_t *pdata,
+			   uint32_t pdata_len, const uint8_t *initiator_gid,
+			   uint16_t pkey);
+
+/* The events of both CMs, merged (the glue maps them). */
+enum srpt_dp_cm_event {
+	SRPT_DP_CM_ESTABLISHED = 0,  /* RTU / ESTABLISHED: the QP is in RTS */
+	SRPT_DP_CM_DISCONNECTED = 1, /* RDMA/CM: DREQ received, DREP or
+				        timeout; IB/CM: DREP received */
+	SRPT_DP_CM_TIMEWAIT_EXIT = 2,
+	SRPT_DP_CM_REJECTED = 3,     /* also UNREACHABLE, CONNECT_ERROR,
+				        IB/CM REP_ERROR, a failed RTS */
+	SRPT_DP_CM_DEVICE_REMOVAL = 4,
+	SRPT_DP_CM_ADDR_CHANGE = 5,
+	/*
+	 * IB/CM: the peer's DREQ. Unlike RDMA/CM, IB/CM leaves the answer
+	 * to the consumer: the core answers with srpt_dp_cm_drep() in every
+	 * state, also when its own DREQ crossed the peer's.
+	 */
+	SRPT_DP_CM_DREQ_RECEIVED = 6,
+};
+/* Contract: process context (the CM handler of the channel's id). */
+void srpt_core_dp_cm_event(void *core_ch, enum srpt_dp_cm_event event);
+
+/* Completions: CQ context (IB_POLL_WORKQUEUE), one at a time per channel. */
+void srpt_core_dp_recv_done(void *core_ch, uint32_t index, uint32_t byte_len,
+			    bool ok);
+void srpt_core_dp_send_done(void *core_ch, uint32_t index, bool ok);
+void srpt_core_dp_rdma_read_done(void *core_ch, uint32_t index, bool ok);
+void srpt_core_dp_zlw_done(void *core_ch, bool ok);
+
+/* The target core's fabric callbacks for command @index (any context). */
+struct srpt_dp_rsp {
+	uint8_t scsi_status;
+	uint8_t dir;              /* enum srpt_dp_dir (rdma_glue.h) */
+	bool underflow;
+	bool overflow;
+	uint32_t residual;
+	const uint8_t *sense;
+	uint32_t sense_len;
+	uint32_t n_rdma_writes;   /* data-in WRs to chain (0: status only) */
+};
+/* queue_data_in / queue_status. Returns 0 or -EAGAIN (LIO retries). */
+int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
+				const struct srpt_dp_rsp *rsp);
+enum srpt_dp_tmr_result {
+	SRPT_DP_TMR_COMPLETE = 0,
+	SRPT_DP_TMR_REJECTED = 1,  /* function not supported */
+	SRPT_DP_TMR_FAILED = 2,
+};
+void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
+			       enum srpt_dp_tmr_result result);
+/* write_pending: @n_rdma_reads == 0 means the data is already here. */
+int srpt_core_dp_write_pending(void *core_ch, uint32_t index,
+			       uint32_t n_rdma_reads);
+void srpt_core_dp_aborted_task(void *core_ch, uint32_t index);
+/* release_cmd, after the glue released its per-command resources. */
+void srpt_core_dp_cmd_release(void *core_ch, uint32_t index);
+int srpt_core_dp_cmd_state(void *core_ch, uint32_t index);
+/* close_session: disconnect the channel (asynchronously). */
+void srpt_core_dp_close_session(void *core_ch);
+
+/*
+ * ib_client remove: close the channels on @core_device and wait until they
+ * are released. Contract: process context, before the PD goes away.
+ */
+void srpt_core_dp_device_removing(void *core_device);
+
+/* Module init / exit of the data path (channel registry, debugfs). */
+int srpt_core_dp_init(void);
+void srpt_core_dp_exit(void);
+
+/* A snapshot of a channel for debugfs (ChannelStats + channel state). */
+struct srpt_dp_stats {
+	const char *state;       /* channel state name */
+	const char *phase;       /* data-path phase name */
+	int32_t req_lim;
+	int32_t in_flight;
+	int32_t req_lim_delta;   /* credits owed to the next response */
+	uint64_t granted_total;
+	uint64_t consumed_total;
+	uint64_t credit_violations;
+	uint32_t send_ctx_total;
+	uint32_t send_ctx_free;
+	uint32_t sq_capacity;
+	uint32_t sq_avail;
+	uint32_t wait_depth;
+	uint32_t wait_max_depth;
+	uint32_t deferred_responses;
+	uint64_t ius_received;
+	uint64_t ius_waited;
+	uint64_t ius_no_send_ctx; /* arrived while every send context was busy */
+	uint64_t queue_full;
+	uint64_t responses_deferred;
+	uint64_t kicks;
+	uint64_t post_recv_failures;
+	uint64_t send_errors;
+	uint64_t recv_errors;
+	uint64_t responses_lost; /* not posted: the channel disconnected */
+	uint32_t credits;
+	uint32_t it_iu_len;
+	uint16_t imm_data_offset;
+	bool use_srq;            /* receives come from the device's SRQ */
+	uint32_t recv_ring_size; /* contexts of the ring it receives into */
+	/* Test knob test_send_done_delay_us of this channel (0: off). */
+	uint32_t send_done_delay_us;
+	uint32_t send_done_held;       /* send completions held now */
+	uint64_t send_done_held_total; /* held since the login */
+};
+void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
+
+/* One channel of a node ACL's session (configfs acls/<name>/info). */
+struct srpt_acl_channel {
+	uint32_t id;
+	bool rdma_cm;            /* logged in through RDMA/CM, else IB/CM */
+	bool logged_in;          /* the channel serves I/O (state "live") */
+	/*
+	 * The channel's state in the words of LIO's iSCSI connection states,
+	 * which rtslib parses: LOGGED_IN, IN_LOGIN, IN_LOGOUT, CLEANUP_WAIT.
+	 */
+	const char *conn_state;
+	char source[64];         /* the initiator's address or port GID */
+	struct srpt_dp_stats stats;
+};
+/*
+ * The channels whose LIO session was set up under the node ACL @acl_name
+ * of the configfs port @port_id, in channel id order (the order of their
+ * logins): fills up to @max and returns how many there are.
+ * Contract: process context (configfs).
+ */
+uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
+				struct srpt_acl_channel *out, uint32_t max);
 
 #ifdef __cplusplus
 }

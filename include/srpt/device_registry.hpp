@@ -18,6 +18,7 @@
 #include <srpt/core_api.h>
 #include <srpt/intrusive_list.hpp>
 #include <srpt/lock.hpp>
+#include <srpt/rdma_glue.h>
 #include <srpt/srq.hpp>
 #include <srpt/status.hpp>
 

@@ -1,13 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The one boundary between the C++ core and its environment.
+ * Generic kernel services for the C++ core: memory, logging, time, locks,
+ * atomics, deferred work, sleeping. The rule of this header: implemented
+ * in C, called by C++, and nothing in it knows of RDMA, SCSI or SRP.
  *
- * The C++ core never includes a kernel header. Everything it needs from the
- * kernel goes through the functions declared here, with fixed-width integers
- * and opaque handles. There are two implementations:
+ * The C++ core never includes a kernel header. It meets the kernel through
+ * four plain-C headers, sorted by who implements the functions:
+ *
+ *   header                    implemented in  holds
+ *   include/srpt/platform.h   C               generic kernel services
+ *   include/srpt/rdma_glue.h  C               RDMA, RDMA/CM, IB/CM, LIO and
+ *                                             debugfs services (srpt_dp_*,
+ *                                             srpt_ib_*, srpt_rdma_cm_*)
+ *   include/srpt/trace.h      C               the core's tracepoints
+ *   include/srpt/core_api.h   C++             every entry point the glue
+ *                                             calls (srpt_core_*)
+ *
+ * All four use fixed-width integers and opaque handles, and 0 or a
+ * negative errno for errors.
+ *
+ * This header has two implementations:
  *   - glue/platform_kernel.c: the real one, in C, inside ib_srpt.ko;
  *   - tests/host/platform_host.cpp: a deterministic one for the host tests,
- *     with allocation-failure injection and captured logs.
+ *     with allocation-failure injection and captured logs (srpt_msleep:
+ *     tests/host/platform_dp_host.cpp, which scripts it).
  *
  * Kernel objects that the core embeds (spinlock_t, struct mutex, work items)
  * are held as opaque storage whose size and alignment come from
@@ -211,31 +227,10 @@ void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx,
 bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us);
 bool srpt_delayed_work_cancel_sync(void *dwork);
 
-/* ---- RDMA devices, ports and connection management -------------------- */
+/* ---- Sleeping --------------------------------------------------------- */
 
-struct srpt_port_desc;
-
-/*
- * Reads port @port_num of @ib_device (link layer, LIDs, GID 0).
- * Contract: process context. Returns 0 or a negative errno.
- */
-int srpt_ib_query_port(void *ib_device, uint32_t port_num,
-		       struct srpt_port_desc *desc);
-
-/*
- * Creates the RDMA/CM listener on [::]:@port, else 0.0.0.0:@port, with a
- * backlog of 128. Contract: process context. Returns 0 and the listener
- * (an rdma_cm_id) or a negative errno.
- */
-int srpt_rdma_cm_listen(uint16_t port, void **listener);
-/* Contract: process context; waits for running CM handlers. */
-void srpt_rdma_cm_destroy(void *listener);
-
-/*
- * 0 when @text is an IPv4 or IPv6 literal (with an optional %scope), as
- * the kernel's inet_pton_with_scope(AF_UNSPEC) parses it; -EINVAL if not.
- */
-int srpt_inet_pton_with_scope(const char *text);
+/* msleep(). Contract: process context. */
+void srpt_msleep(uint32_t ms);
 
 #ifdef __cplusplus
 }

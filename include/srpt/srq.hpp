@@ -36,7 +36,7 @@
 
 #include <srpt/alloc.hpp>
 #include <srpt/core/ioctx_ring.hpp>
-#include <srpt/datapath.h>
+#include <srpt/rdma_glue.h>
 #include <srpt/lock.hpp>
 #include <srpt/status.hpp>
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Tracepoints of the C++ core: the boundary, implemented by the glue.
+ * Tracepoints of the C++ core. The rule of this header: implemented in C,
+ * called by C++ (platform.h lists the four boundary headers).
  *
  *   - glue/trace.c: TRACE_EVENTs of the system "ib_srpt" (tracefs
  *     events/ib_srpt/, trace-cmd record -e ib_srpt), defined in

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Host implementation of the glue side of include/srpt/datapath.h: a
+ * Host implementation of the glue side of include/srpt/rdma_glue.h: a
  * recording, scriptable fake (see host_datapath.hpp).
  */
 #include <srpt/host_datapath.hpp>
@@ -296,7 +296,7 @@ void *srpt_dp_debugfs_add(void *, const char *, uint32_t)
 
 void srpt_dp_debugfs_remove(void *) {}
 
-void srpt_dp_msleep(uint32_t)
+void srpt_msleep(uint32_t)
 {
 	if (g_script.on_msleep)
 		g_script.on_msleep();

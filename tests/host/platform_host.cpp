@@ -6,7 +6,7 @@
  */
 #include <srpt/host_platform.hpp>
 
-#include <srpt/core_api.h>
+#include <srpt/rdma_glue.h>
 
 #include <arpa/inet.h>
 #include <atomic>

@@ -10,7 +10,6 @@
 #include <srpt/channel.hpp>
 #include <srpt/cm_handler.hpp>
 #include <srpt/core_api.h>
-#include <srpt/datapath.h>
 #include <srpt/host_datapath.hpp>
 #include <srpt/host_platform.hpp>
 #include <srpt/module_state.hpp>

@@ -11,6 +11,7 @@
  */
 #include <gtest/gtest.h>
 #include <srpt/core_api.h>
+#include <srpt/rdma_glue.h>
 
 #include <cstring>
 #include <fstream>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Controls of the host implementation of include/srpt/datapath.h: a fake
+ * Controls of the host implementation of include/srpt/rdma_glue.h: a fake
  * glue that records what the core asked for (QPs, posts, accepts, rejects,
  * sessions, commands) and fails on request.
  */
@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <srpt/datapath.h>
+#include <srpt/core_api.h>
+#include <srpt/rdma_glue.h>
 
 namespace srpt::host
 {

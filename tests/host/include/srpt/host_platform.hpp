@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <srpt/platform.h>
+#include <srpt/rdma_glue.h>
 
 namespace srpt::host
 {

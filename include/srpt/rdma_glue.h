@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The data-path part of the boundary between the C++ core and the kernel:
- * channels (QP, CQ, RDMA/CM or IB/CM id, LIO session) and commands
- * (se_cmd, rdma_rw contexts). Same rules as platform.h and core_api.h:
- * plain C, fixed-width integers, opaque handles, a Contract per function.
+ * RDMA and target-core services for the C++ core. The rule of this
+ * header: implemented in C, called by C++; each function drives the RDMA
+ * stack (verbs, RDMA/CM, IB/CM), the target core (LIO) or debugfs for the
+ * core. Generic kernel services are in platform.h, the other direction
+ * (what C++ implements) in core_api.h; platform.h lists all four boundary
+ * headers.
  *
- *   srpt_dp_*        implemented in C (glue/channel_ib.c, glue/target_core.c,
- *                    glue/rdma_cm.c, glue/ib_cm.c), on the host by
- *                    tests/host/platform_dp_host.cpp;
- *   srpt_core_dp_*   implemented in C++ (src/datapath_api.cpp), called by
- *                    the glue's callbacks (trampolines).
+ *   glue/ib_client.c    srpt_ib_query_port
+ *   glue/rdma_cm.c      srpt_rdma_cm_listen/destroy,
+ *                       srpt_inet_pton_with_scope
+ *   glue/channel_ib.c   channel (QP, CQ, DMA mapping), posts, CM actions
+ *                       (through glue/rdma_cm.c and glue/ib_cm.c)
+ *   glue/srq.c          srpt_dp_srq_*
+ *   glue/target_core.c  LIO session and commands
+ *   glue/debugfs.c      test knobs, per-channel stats directory
+ *
+ * On the host: tests/host/platform_dp_host.cpp, a recording, scriptable
+ * fake of every srpt_dp_*, and tests/host/platform_host.cpp for the port
+ * query, the listener and the address parser.
  *
  * Handles: a glue channel (struct srpt_dp_ch, owned by the C++ Channel:
- * created by srpt_dp_ch_create, freed by srpt_dp_ch_destroy), a core channel
- * (void *, the C++ Channel, stored in the glue channel), and contexts named
- * by their ring index (SendCtx::index(), RecvCtx::index()).
+ * created by srpt_dp_ch_create, freed by srpt_dp_ch_destroy), a device's
+ * SRQ (struct srpt_dp_srq), a core channel (void *, the C++ Channel,
+ * stored in the glue channel), and contexts named by their ring index
+ * (SendCtx::index(), RecvCtx::index()).
  */
-#ifndef SRPT_DATAPATH_H
-#define SRPT_DATAPATH_H
+#ifndef SRPT_RDMA_GLUE_H
+#define SRPT_RDMA_GLUE_H
 
 #include <srpt/platform.h>
 
@@ -27,6 +37,49 @@ extern "C" {
 
 struct srpt_dp_ch;
 struct srpt_dp_srq;
+
+/* ---- ports, RDMA/CM listener (glue/ib_client.c, glue/rdma_cm.c) ------ */
+
+enum srpt_link_layer {
+	SRPT_LINK_LAYER_UNSPECIFIED = 0,
+	SRPT_LINK_LAYER_INFINIBAND = 1,
+	SRPT_LINK_LAYER_ETHERNET = 2,
+};
+
+/*
+ * A port as srpt_ib_query_port() reads it; the glue fills one per port for
+ * srpt_core_add_device() (struct srpt_device_desc, core_api.h) the same way.
+ */
+struct srpt_port_desc {
+	uint32_t port_num;       /* 1-based, as the verbs API */
+	uint32_t link_layer;     /* enum srpt_link_layer */
+	bool gid_valid;          /* GID index 0 could be read */
+	uint8_t gid[16];         /* GID index 0, network byte order */
+	uint16_t lid;
+	uint16_t sm_lid;
+};
+
+/*
+ * Reads port @port_num of @ib_device (link layer, LIDs, GID 0).
+ * Contract: process context. Returns 0 or a negative errno.
+ */
+int srpt_ib_query_port(void *ib_device, uint32_t port_num,
+		       struct srpt_port_desc *desc);
+
+/*
+ * Creates the RDMA/CM listener on [::]:@port, else 0.0.0.0:@port, with a
+ * backlog of 128. Contract: process context. Returns 0 and the listener
+ * (an rdma_cm_id) or a negative errno.
+ */
+int srpt_rdma_cm_listen(uint16_t port, void **listener);
+/* Contract: process context; waits for running CM handlers. */
+void srpt_rdma_cm_destroy(void *listener);
+
+/*
+ * 0 when @text is an IPv4 or IPv6 literal (with an optional %scope), as
+ * the kernel's inet_pton_with_scope(AF_UNSPEC) parses it; -EINVAL if not.
+ */
+int srpt_inet_pton_with_scope(const char *text);
 
 /* ---- shared receive queue of a device (glue/srq.c) ------------------- */
 
@@ -230,163 +283,7 @@ void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index);
  */
 void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index);
 
-/* ---- C++ entry points called by the glue ---------------------------- */
-
-/*
- * RDMA/CM connect request. @src_addr: "%pIS" of the cm_id's source
- * address (the session name on GUID-named ports). Returns 0 when the
- * channel took the cm_id (accepted, or rejected with the release work
- * owning it), negative when the glue must let RDMA/CM destroy it.
- * Contract: process context (RDMA/CM handler).
- */
-int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
-			     void *cm_id, const uint8_t *pdata,
-			     uint32_t pdata_len, const char *src_addr);
-/*
- * IB/CM REQ (InfiniBand link layer). @pdata: the REQ's private data
- * (struct srp_login_req, 64 of its 92 bytes); @initiator_gid: the 16-byte
- * GID of the initiator's port (the REQ's primary path dgid, network byte
- * order), whose GUID half names the session on GUID-named ports; @pkey:
- * the primary path's P_Key (CPU order), for the QP's P_Key index.
- * Returns as srpt_core_dp_rdma_cm_req (negative: the IB/CM handler returns
- * it and IB/CM destroys the id). Contract: process context (IB/CM
- * handler of the REQ's new cm_id).
- */
-int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
-			   void *cm_id, const uint8_t *pdata,
-			   uint32_t pdata_len, const uint8_t *initiator_gid,
-			   uint16_t pkey);
-
-/* The events of both CMs, merged (the glue maps them). */
-enum srpt_dp_cm_event {
-	SRPT_DP_CM_ESTABLISHED = 0,  /* RTU / ESTABLISHED: the QP is in RTS */
-	SRPT_DP_CM_DISCONNECTED = 1, /* RDMA/CM: DREQ received, DREP or
-				        timeout; IB/CM: DREP received */
-	SRPT_DP_CM_TIMEWAIT_EXIT = 2,
-	SRPT_DP_CM_REJECTED = 3,     /* also UNREACHABLE, CONNECT_ERROR,
-				        IB/CM REP_ERROR, a failed RTS */
-	SRPT_DP_CM_DEVICE_REMOVAL = 4,
-	SRPT_DP_CM_ADDR_CHANGE = 5,
-	/*
-	 * IB/CM: the peer's DREQ. Unlike RDMA/CM, IB/CM leaves the answer
-	 * to the consumer: the core answers with srpt_dp_cm_drep() in every
-	 * state, also when its own DREQ crossed the peer's.
-	 */
-	SRPT_DP_CM_DREQ_RECEIVED = 6,
-};
-/* Contract: process context (the CM handler of the channel's id). */
-void srpt_core_dp_cm_event(void *core_ch, enum srpt_dp_cm_event event);
-
-/* Completions: CQ context (IB_POLL_WORKQUEUE), one at a time per channel. */
-void srpt_core_dp_recv_done(void *core_ch, uint32_t index, uint32_t byte_len,
-			    bool ok);
-void srpt_core_dp_send_done(void *core_ch, uint32_t index, bool ok);
-void srpt_core_dp_rdma_read_done(void *core_ch, uint32_t index, bool ok);
-void srpt_core_dp_zlw_done(void *core_ch, bool ok);
-
-/* The target core's fabric callbacks for command @index (any context). */
-struct srpt_dp_rsp {
-	uint8_t scsi_status;
-	uint8_t dir;              /* enum srpt_dp_dir of the command */
-	bool underflow;
-	bool overflow;
-	uint32_t residual;
-	const uint8_t *sense;
-	uint32_t sense_len;
-	uint32_t n_rdma_writes;   /* data-in WRs to chain (0: status only) */
-};
-/* queue_data_in / queue_status. Returns 0 or -EAGAIN (LIO retries). */
-int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
-				const struct srpt_dp_rsp *rsp);
-enum srpt_dp_tmr_result {
-	SRPT_DP_TMR_COMPLETE = 0,
-	SRPT_DP_TMR_REJECTED = 1,  /* function not supported */
-	SRPT_DP_TMR_FAILED = 2,
-};
-void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
-			       enum srpt_dp_tmr_result result);
-/* write_pending: @n_rdma_reads == 0 means the data is already here. */
-int srpt_core_dp_write_pending(void *core_ch, uint32_t index,
-			       uint32_t n_rdma_reads);
-void srpt_core_dp_aborted_task(void *core_ch, uint32_t index);
-/* release_cmd, after the glue released its per-command resources. */
-void srpt_core_dp_cmd_release(void *core_ch, uint32_t index);
-int srpt_core_dp_cmd_state(void *core_ch, uint32_t index);
-/* close_session: disconnect the channel (asynchronously). */
-void srpt_core_dp_close_session(void *core_ch);
-
-/*
- * ib_client remove: close the channels on @core_device and wait until they
- * are released. Contract: process context, before the PD goes away.
- */
-void srpt_core_dp_device_removing(void *core_device);
-
-/* Module init / exit of the data path (channel registry, debugfs). */
-int srpt_core_dp_init(void);
-void srpt_core_dp_exit(void);
-
-/* A snapshot of a channel for debugfs (ChannelStats + channel state). */
-struct srpt_dp_stats {
-	const char *state;       /* channel state name */
-	const char *phase;       /* data-path phase name */
-	int32_t req_lim;
-	int32_t in_flight;
-	int32_t req_lim_delta;   /* credits owed to the next response */
-	uint64_t granted_total;
-	uint64_t consumed_total;
-	uint64_t credit_violations;
-	uint32_t send_ctx_total;
-	uint32_t send_ctx_free;
-	uint32_t sq_capacity;
-	uint32_t sq_avail;
-	uint32_t wait_depth;
-	uint32_t wait_max_depth;
-	uint32_t deferred_responses;
-	uint64_t ius_received;
-	uint64_t ius_waited;
-	uint64_t ius_no_send_ctx; /* arrived while every send context was busy */
-	uint64_t queue_full;
-	uint64_t responses_deferred;
-	uint64_t kicks;
-	uint64_t post_recv_failures;
-	uint64_t send_errors;
-	uint64_t recv_errors;
-	uint64_t responses_lost; /* not posted: the channel disconnected */
-	uint32_t credits;
-	uint32_t it_iu_len;
-	uint16_t imm_data_offset;
-	bool use_srq;            /* receives come from the device's SRQ */
-	uint32_t recv_ring_size; /* contexts of the ring it receives into */
-	/* Test knob test_send_done_delay_us of this channel (0: off). */
-	uint32_t send_done_delay_us;
-	uint32_t send_done_held;       /* send completions held now */
-	uint64_t send_done_held_total; /* held since the login */
-};
-void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
-
-/* One channel of a node ACL's session (configfs acls/<name>/info). */
-struct srpt_acl_channel {
-	uint32_t id;
-	bool rdma_cm;            /* logged in through RDMA/CM, else IB/CM */
-	bool logged_in;          /* the channel serves I/O (state "live") */
-	/*
-	 * The channel's state in the words of LIO's iSCSI connection states,
-	 * which rtslib parses: LOGGED_IN, IN_LOGIN, IN_LOGOUT, CLEANUP_WAIT.
-	 */
-	const char *conn_state;
-	char source[64];         /* the initiator's address or port GID */
-	struct srpt_dp_stats stats;
-};
-/*
- * The channels whose LIO session was set up under the node ACL @acl_name
- * of the configfs port @port_id, in channel id order (the order of their
- * logins): fills up to @max and returns how many there are.
- * Contract: process context (configfs).
- */
-uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
-				struct srpt_acl_channel *out, uint32_t max);
-
-/* ---- kernel services of the data path (glue) ------------------------ */
+/* ---- debugfs and test knobs (glue/debugfs.c) ------------------------ */
 
 /* Test knob: debugfs ib_srpt/test_send_ctx_limit (0 = off). */
 uint32_t srpt_dp_test_send_ctx_limit(void);
@@ -402,11 +299,9 @@ uint32_t srpt_dp_test_send_done_delay_us(void);
  */
 void *srpt_dp_debugfs_add(void *core_ch, const char *name, uint32_t id);
 void srpt_dp_debugfs_remove(void *dentry);
-/* Contract: process context. */
-void srpt_dp_msleep(uint32_t ms);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif
+#endif /* SRPT_RDMA_GLUE_H */
