@@ -20,7 +20,7 @@
 /* configfs <port>/ : a port in GUID or GID form. */
 struct srpt_fabric_port {
 	struct se_wwn wwn;
-	void *core; /* srpt_core_port_id_make() handle */
+	struct srpt_core_port_id *core; /* srpt_core_port_id_make() handle */
 	struct list_head entry;    /* srpt_fabric_ports */
 	struct list_head tpgs;     /* srpt_fabric_tpg.entry, under mutex */
 	struct mutex mutex;
@@ -43,9 +43,9 @@ static DEFINE_MUTEX(srpt_fabric_ports_mutex);
  * Contract: process context (a login). Returns 0, -ENOENT (no such
  * directory or no TPG) or the last error.
  */
-int srpt_fabric_setup_session(void *port_id, const char *name, u32 tag_num,
-			      u32 tag_size, void *fabric_sess_ptr,
-			      struct se_session **out)
+int srpt_fabric_setup_session(struct srpt_core_port_id *port_id,
+			      const char *name, u32 tag_num, u32 tag_size,
+			      void *fabric_sess_ptr, struct se_session **out)
 {
 	struct srpt_fabric_port *port;
 	struct srpt_fabric_tpg *stpg;
@@ -87,7 +87,8 @@ static struct srpt_fabric_tpg *srpt_tpg(struct se_portal_group *tpg)
 	return container_of(tpg, struct srpt_fabric_tpg, tpg);
 }
 
-static void *srpt_tpg_core_port(struct se_portal_group *tpg)
+static struct srpt_core_port_id *
+srpt_tpg_core_port(struct se_portal_group *tpg)
 {
 	return srpt_tpg(tpg)->port->core;
 }
@@ -217,7 +218,8 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 static ssize_t srpt_attr_show(struct config_item *item, char *page,
 			      enum srpt_port_attr attr)
 {
-	void *port = srpt_tpg_core_port(attrib_to_tpg(item));
+	struct srpt_core_port_id *port =
+		srpt_tpg_core_port(attrib_to_tpg(item));
 
 	return sysfs_emit(page, attr == SRPT_ATTR_USE_SRQ ? "%d\n" : "%u\n",
 			  srpt_core_port_attr_get(port, attr));
@@ -226,7 +228,8 @@ static ssize_t srpt_attr_show(struct config_item *item, char *page,
 static ssize_t srpt_attr_store(struct config_item *item, const char *page,
 			       size_t count, enum srpt_port_attr attr)
 {
-	void *port = srpt_tpg_core_port(attrib_to_tpg(item));
+	struct srpt_core_port_id *port =
+		srpt_tpg_core_port(attrib_to_tpg(item));
 	int ret = srpt_core_port_attr_set(port, attr, page);
 
 	return ret ? ret : count;

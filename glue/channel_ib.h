@@ -116,7 +116,7 @@ extern const struct srpt_cm_ops srpt_rdma_cm_ops; /* glue/rdma_cm.c */
 extern const struct srpt_cm_ops srpt_ib_cm_ops;   /* glue/ib_cm.c */
 
 struct srpt_dp_ch {
-	void *core;                 /* the C++ Channel */
+	struct srpt_core_ch *core;  /* the C++ Channel */
 	const char *name;           /* the session, for tracepoints */
 	struct srpt_glue_device *gdev;
 	const struct srpt_cm_ops *cm;

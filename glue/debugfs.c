@@ -75,7 +75,8 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);
 
-void *srpt_dp_debugfs_add(void *core_ch, const char *name, uint32_t id)
+void *srpt_dp_debugfs_add(struct srpt_core_ch *core_ch, const char *name,
+			  uint32_t id)
 {
 	struct dentry *dir;
 	char dirname[80];

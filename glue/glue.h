@@ -5,6 +5,8 @@
 
 #include <rdma/ib_verbs.h>
 
+#include <srpt/core_api.h>
+
 struct ib_cm_id;
 struct ib_mad_agent;
 
@@ -12,7 +14,7 @@ struct ib_mad_agent;
 struct srpt_glue_device {
 	struct ib_device *ib_device;
 	struct ib_pd *pd;
-	void *core;                       /* srpt_core_add_device() handle */
+	struct srpt_core_device *core;    /* srpt_core_add_device() handle */
 	struct ib_event_handler event_handler;
 	bool event_handler_registered;
 	struct ib_mad_agent **mad_agents; /* one per port, may be NULL */
@@ -44,9 +46,9 @@ struct srpt_glue_device *srpt_glue_device_of(struct ib_device *device);
 /* Data path (glue/channel_ib.c, glue/target_core.c, glue/debugfs.c). */
 struct se_cmd;
 struct se_session;
-int srpt_fabric_setup_session(void *port_id, const char *name, u32 tag_num,
-			      u32 tag_size, void *fabric_sess_ptr,
-			      struct se_session **out);
+int srpt_fabric_setup_session(struct srpt_core_port_id *port_id,
+			      const char *name, u32 tag_num, u32 tag_size,
+			      void *fabric_sess_ptr, struct se_session **out);
 void srpt_fabric_release_cmd(struct se_cmd *cmd);
 int srpt_fabric_check_stop_free(struct se_cmd *cmd);
 int srpt_fabric_write_pending(struct se_cmd *cmd);

@@ -22,8 +22,9 @@ static struct srpt_glue_send *srpt_send_of(struct se_cmd *cmd)
 
 /* ---- session ---- */
 
-int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *port_id,
-			  const char *name, uint32_t tag_num)
+int srpt_dp_session_setup(struct srpt_dp_ch *ch,
+			  struct srpt_core_port_id *port_id, const char *name,
+			  uint32_t tag_num)
 {
 	struct se_session *sess;
 	int ret;

@@ -210,7 +210,7 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	return ch;
 }
 
-Status Channel::SetupSession(void *port_id, const char *name)
+Status Channel::SetupSession(srpt_core_port_id *port_id, const char *name)
 {
 	const int rc = srpt_dp_session_setup(dp_, port_id, name, credits_);
 	if (rc == 0) {

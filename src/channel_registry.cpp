@@ -106,7 +106,8 @@ void ChannelRegistry::Remove(Channel &ch)
 	ch.nexus = nullptr;
 }
 
-uint32_t ChannelRegistry::AclChannels(void *port_id, const char *acl_name,
+uint32_t ChannelRegistry::AclChannels(const srpt_core_port_id *port_id,
+				      const char *acl_name,
 				      srpt_acl_channel *out, uint32_t max)
 {
 	MutexGuard guard(mutex);

@@ -33,21 +33,6 @@ using srpt::GetModuleState;
 using srpt::Status;
 using srpt::ToNegativeErrno;
 
-namespace
-{
-
-srpt::Device *AsDevice(void *handle)
-{
-	return static_cast<srpt::Device *>(handle);
-}
-
-srpt::PortId *AsPortId(void *handle)
-{
-	return static_cast<srpt::PortId *>(handle);
-}
-
-} // namespace
-
 extern "C" int srpt_core_init(const srpt_module_params *params)
 {
 	srpt::ModuleState &state = GetModuleState();
@@ -108,7 +93,7 @@ static void RefreshPortWork(void *ctx)
 }
 
 extern "C" int srpt_core_add_device(const srpt_device_desc *desc,
-				    void **core_device)
+				    srpt_core_device **core_device)
 {
 	srpt::DeviceRegistry *registry = GetModuleState().registry;
 	if (SRPT_WARN_ON(!registry))
@@ -124,25 +109,27 @@ extern "C" int srpt_core_add_device(const srpt_device_desc *desc,
 	return 0;
 }
 
-extern "C" void srpt_core_remove_device(void *core_device)
+extern "C" void srpt_core_remove_device(srpt_core_device *core_device)
 {
 	srpt::DeviceRegistry *registry = GetModuleState().registry;
 	if (SRPT_WARN_ON(!registry || !core_device))
 		return;
+	srpt::Device *device = static_cast<srpt::Device *>(core_device);
 	srpt_core_cancel_port_work(core_device);
 	/*
 	 * Normally done by srpt_core_dp_device_removing() already; the SRQ
 	 * must go before the glue deallocates the PD in any case.
 	 */
-	AsDevice(core_device)->srq().Shutdown(AsDevice(core_device)->name());
-	registry->Remove(AsDevice(core_device));
+	device->srq().Shutdown(device->name());
+	registry->Remove(device);
 }
 
-extern "C" void srpt_core_port_event(void *core_device, uint32_t port_num,
+extern "C" void srpt_core_port_event(srpt_core_device *core_device,
+				     uint32_t port_num,
 				     enum srpt_port_event event,
 				     int32_t raw_event)
 {
-	srpt::Device *device = AsDevice(core_device);
+	srpt::Device *device = static_cast<srpt::Device *>(core_device);
 	srpt::Port *port = device->port(port_num);
 	if (!port) {
 		SRPT_ERR(nullptr, "device %s: event %d for port %u of 1..%u",
@@ -168,19 +155,20 @@ extern "C" void srpt_core_port_event(void *core_device, uint32_t port_num,
 	}
 }
 
-extern "C" void srpt_core_cancel_port_work(void *core_device)
+extern "C" void srpt_core_cancel_port_work(srpt_core_device *core_device)
 {
-	srpt::Device *device = AsDevice(core_device);
+	srpt::Device *device = static_cast<srpt::Device *>(core_device);
 	for (uint32_t n = 1; n <= device->port_count(); n++)
 		srpt_work_cancel_sync(device->port(n)->refresh_work);
 }
 
-extern "C" bool srpt_core_handle_dm_mad(void *core_device, uint32_t port_num,
+extern "C" bool srpt_core_handle_dm_mad(srpt_core_device *core_device,
+					uint32_t port_num,
 					const uint8_t *request,
 					size_t request_len, uint8_t *response,
 					size_t response_len)
 {
-	srpt::Device *device = AsDevice(core_device);
+	srpt::Device *device = static_cast<srpt::Device *>(core_device);
 	srpt::Port *port = device->port(port_num);
 	if (!port)
 		return false;
@@ -212,7 +200,8 @@ extern "C" bool srpt_core_handle_dm_mad(void *core_device, uint32_t port_num,
 
 /* ---- configfs ------------------------------------------------------- */
 
-extern "C" int srpt_core_port_id_make(const char *name, void **port_id)
+extern "C" int srpt_core_port_id_make(const char *name,
+				      srpt_core_port_id **port_id)
 {
 	Status status;
 	srpt::PortId *id =
@@ -223,36 +212,39 @@ extern "C" int srpt_core_port_id_make(const char *name, void **port_id)
 	return 0;
 }
 
-extern "C" void srpt_core_port_id_drop(void *port_id)
+extern "C" void srpt_core_port_id_drop(srpt_core_port_id *port_id)
 {
-	AsPortId(port_id)->Drop();
+	static_cast<srpt::PortId *>(port_id)->Drop();
 }
 
-extern "C" const char *srpt_core_port_id_name(void *port_id)
+extern "C" const char *srpt_core_port_id_name(srpt_core_port_id *port_id)
 {
-	return AsPortId(port_id)->name();
+	return static_cast<srpt::PortId *>(port_id)->name();
 }
 
-extern "C" int srpt_core_tpg_enable(void *port_id, bool enable)
+extern "C" int srpt_core_tpg_enable(srpt_core_port_id *port_id, bool enable)
 {
-	return ToNegativeErrno(AsPortId(port_id)->SetEnabled(enable));
+	return ToNegativeErrno(
+	    static_cast<srpt::PortId *>(port_id)->SetEnabled(enable));
 }
 
-extern "C" void srpt_core_tpg_drop(void *port_id)
+extern "C" void srpt_core_tpg_drop(srpt_core_port_id *port_id)
 {
-	AsPortId(port_id)->TpgDropped();
+	static_cast<srpt::PortId *>(port_id)->TpgDropped();
 }
 
-extern "C" uint32_t srpt_core_port_attr_get(void *port_id,
+extern "C" uint32_t srpt_core_port_attr_get(srpt_core_port_id *port_id,
 					    enum srpt_port_attr attr)
 {
-	return AsPortId(port_id)->GetAttribute(attr);
+	return static_cast<srpt::PortId *>(port_id)->GetAttribute(attr);
 }
 
-extern "C" int srpt_core_port_attr_set(void *port_id, enum srpt_port_attr attr,
+extern "C" int srpt_core_port_attr_set(srpt_core_port_id *port_id,
+				       enum srpt_port_attr attr,
 				       const char *text)
 {
-	return ToNegativeErrno(AsPortId(port_id)->SetAttribute(attr, text));
+	return ToNegativeErrno(
+	    static_cast<srpt::PortId *>(port_id)->SetAttribute(attr, text));
 }
 
 extern "C" int srpt_core_acl_name_check(const char *name)

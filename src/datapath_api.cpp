@@ -18,16 +18,6 @@
 using srpt::Channel;
 using srpt::ToNegativeErrno;
 
-namespace
-{
-
-Channel *AsChannel(void *p)
-{
-	return static_cast<Channel *>(p);
-}
-
-} // namespace
-
 extern "C" int srpt_core_dp_init(void)
 {
 	return ToNegativeErrno(srpt::CreateChannelRegistry());
@@ -38,8 +28,9 @@ extern "C" void srpt_core_dp_exit(void)
 	srpt::DestroyChannelRegistry();
 }
 
-extern "C" int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
-					void *cm_id, const uint8_t *pdata,
+extern "C" int srpt_core_dp_rdma_cm_req(srpt_core_device *core_device,
+					uint32_t port_num, void *cm_id,
+					const uint8_t *pdata,
 					uint32_t pdata_len,
 					const char *src_addr)
 {
@@ -53,9 +44,9 @@ extern "C" int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
 		.status);
 }
 
-extern "C" int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
-				      void *cm_id, const uint8_t *pdata,
-				      uint32_t pdata_len,
+extern "C" int srpt_core_dp_ib_cm_req(srpt_core_device *core_device,
+				      uint32_t port_num, void *cm_id,
+				      const uint8_t *pdata, uint32_t pdata_len,
 				      const uint8_t *initiator_gid,
 				      uint16_t pkey)
 {
@@ -71,79 +62,82 @@ extern "C" int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
 		.status);
 }
 
-extern "C" void srpt_core_dp_cm_event(void *core_ch,
+extern "C" void srpt_core_dp_cm_event(srpt_core_ch *core_ch,
 				      enum srpt_dp_cm_event event)
 {
-	AsChannel(core_ch)->OnCmEvent(event);
+	static_cast<Channel *>(core_ch)->OnCmEvent(event);
 }
 
-extern "C" void srpt_core_dp_recv_done(void *core_ch, uint32_t index,
+extern "C" void srpt_core_dp_recv_done(srpt_core_ch *core_ch, uint32_t index,
 				       uint32_t byte_len, bool ok)
 {
-	AsChannel(core_ch)->OnRecvDone(index, byte_len, ok);
+	static_cast<Channel *>(core_ch)->OnRecvDone(index, byte_len, ok);
 }
 
-extern "C" void srpt_core_dp_send_done(void *core_ch, uint32_t index, bool ok)
+extern "C" void srpt_core_dp_send_done(srpt_core_ch *core_ch, uint32_t index,
+				       bool ok)
 {
-	AsChannel(core_ch)->OnSendDone(index, ok);
+	static_cast<Channel *>(core_ch)->OnSendDone(index, ok);
 }
 
-extern "C" void srpt_core_dp_rdma_read_done(void *core_ch, uint32_t index,
-					    bool ok)
+extern "C" void srpt_core_dp_rdma_read_done(srpt_core_ch *core_ch,
+					    uint32_t index, bool ok)
 {
-	AsChannel(core_ch)->OnRdmaReadDone(index, ok);
+	static_cast<Channel *>(core_ch)->OnRdmaReadDone(index, ok);
 }
 
-extern "C" void srpt_core_dp_zlw_done(void *core_ch, bool ok)
+extern "C" void srpt_core_dp_zlw_done(srpt_core_ch *core_ch, bool ok)
 {
-	AsChannel(core_ch)->OnZlwDone(ok);
+	static_cast<Channel *>(core_ch)->OnZlwDone(ok);
 }
 
-extern "C" int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
+extern "C" int srpt_core_dp_queue_response(srpt_core_ch *core_ch,
+					   uint32_t index,
 					   const struct srpt_dp_rsp *rsp)
 {
-	return ToNegativeErrno(AsChannel(core_ch)->QueueResponse(index, *rsp));
+	return ToNegativeErrno(
+	    static_cast<Channel *>(core_ch)->QueueResponse(index, *rsp));
 }
 
-extern "C" void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
+extern "C" void srpt_core_dp_queue_tm_rsp(srpt_core_ch *core_ch, uint32_t index,
 					  enum srpt_dp_tmr_result result)
 {
-	AsChannel(core_ch)->QueueTmResponse(index, result);
+	static_cast<Channel *>(core_ch)->QueueTmResponse(index, result);
 }
 
-extern "C" int srpt_core_dp_write_pending(void *core_ch, uint32_t index,
+extern "C" int srpt_core_dp_write_pending(srpt_core_ch *core_ch, uint32_t index,
 					  uint32_t n_rdma_reads)
 {
 	return ToNegativeErrno(
-	    AsChannel(core_ch)->WritePending(index, n_rdma_reads));
+	    static_cast<Channel *>(core_ch)->WritePending(index, n_rdma_reads));
 }
 
-extern "C" void srpt_core_dp_aborted_task(void *core_ch, uint32_t index)
+extern "C" void srpt_core_dp_aborted_task(srpt_core_ch *core_ch, uint32_t index)
 {
-	AsChannel(core_ch)->AbortedTask(index);
+	static_cast<Channel *>(core_ch)->AbortedTask(index);
 }
 
-extern "C" void srpt_core_dp_cmd_release(void *core_ch, uint32_t index)
+extern "C" void srpt_core_dp_cmd_release(srpt_core_ch *core_ch, uint32_t index)
 {
-	AsChannel(core_ch)->ReleaseCmd(index);
+	static_cast<Channel *>(core_ch)->ReleaseCmd(index);
 }
 
-extern "C" int srpt_core_dp_cmd_state(void *core_ch, uint32_t index)
+extern "C" int srpt_core_dp_cmd_state(srpt_core_ch *core_ch, uint32_t index)
 {
-	return AsChannel(core_ch)->CmdStateOf(index);
+	return static_cast<Channel *>(core_ch)->CmdStateOf(index);
 }
 
-extern "C" void srpt_core_dp_close_session(void *core_ch)
+extern "C" void srpt_core_dp_close_session(srpt_core_ch *core_ch)
 {
-	Channel *ch = AsChannel(core_ch);
+	Channel *ch = static_cast<Channel *>(core_ch);
 	if (!ch->Disconnect("LIO closed the session"))
 		(void)ch->Close("LIO closed the session");
 }
 
-extern "C" void srpt_core_dp_device_removing(void *core_device)
+extern "C" void srpt_core_dp_device_removing(srpt_core_device *core_device)
 {
 	srpt::ChannelRegistry *reg = srpt::GetChannelRegistry();
-	auto *device = static_cast<srpt::Device *>(core_device);
+	srpt::Device *device = static_cast<srpt::Device *>(core_device);
 	if (reg) {
 		reg->DisconnectDevice(device);
 		for (uint32_t waited = 0; reg->CountDevice(device) != 0;
@@ -160,7 +154,8 @@ extern "C" void srpt_core_dp_device_removing(void *core_device)
 	device->srq().Shutdown(device->name());
 }
 
-extern "C" uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
+extern "C" uint32_t srpt_core_acl_channels(srpt_core_port_id *port_id,
+					   const char *acl_name,
 					   struct srpt_acl_channel *out,
 					   uint32_t max)
 {
@@ -170,7 +165,8 @@ extern "C" uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
 		   : 0;
 }
 
-extern "C" void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out)
+extern "C" void srpt_core_dp_get_stats(srpt_core_ch *core_ch,
+				       struct srpt_dp_stats *out)
 {
-	AsChannel(core_ch)->GetStats(out);
+	static_cast<Channel *>(core_ch)->GetStats(out);
 }

@@ -141,7 +141,7 @@ struct ChannelParams {
 	SharedRecvQueue *srq;
 };
 
-class Channel final : public KernelAllocated
+class Channel final : public srpt_core_ch, public KernelAllocated
 {
 public:
 	/*
@@ -157,7 +157,7 @@ public:
 	void DestroyUnpublished();
 
 	/* target_setup_session on the port's TPGs under @name. */
-	Status SetupSession(void *port_id, const char *name);
+	Status SetupSession(srpt_core_port_id *port_id, const char *name);
 	bool has_session() const;
 
 	/* ---- state machine (process context unless noted) ---- */
@@ -194,7 +194,7 @@ public:
 	/* Who logged in: RDMA/CM source address or IB/CM port GID name. */
 	const char *source() const { return source_; }
 	/* The configfs port whose TPG holds the session (nullptr: none). */
-	void *session_port_id() const { return session_port_id_; }
+	srpt_core_port_id *session_port_id() const { return session_port_id_; }
 	srpt_dp_cm cm_kind() const { return cm_; }
 	uint32_t id() const { return id_; }
 	Device *device() const { return device_; }
@@ -257,7 +257,7 @@ private:
 	SendDoneHold send_done_hold_;
 	char name_[64];
 	char source_[64];
-	void *session_port_id_ = nullptr;
+	srpt_core_port_id *session_port_id_ = nullptr;
 	alignas(SRPT_WORK_ALIGN) unsigned char kick_work_[SRPT_WORK_SIZE];
 	alignas(SRPT_WORK_ALIGN) unsigned char release_work_[SRPT_WORK_SIZE];
 };
@@ -297,8 +297,9 @@ public:
 	 * @port_id (Channel::session_port_id), by id: fills up to @max,
 	 * returns the count.
 	 */
-	uint32_t AclChannels(void *port_id, const char *acl_name,
-			     srpt_acl_channel *out, uint32_t max);
+	uint32_t AclChannels(const srpt_core_port_id *port_id,
+			     const char *acl_name, srpt_acl_channel *out,
+			     uint32_t max);
 
 	/* Disconnects every channel whose port (or device) matches. */
 	void DisconnectPort(Port *port);

@@ -14,6 +14,25 @@
 
 #include <srpt/platform.h>
 
+/*
+ * Handles of the core's objects: a device (srpt_core_add_device), a
+ * configfs port (srpt_core_port_id_make) and a channel (handed to the glue
+ * in struct srpt_dp_ch_args). Incomplete in C, so that one kind cannot be
+ * passed for another; in C++ the empty base classes of srpt::Device,
+ * srpt::PortId and srpt::Channel, so that the entry points get the object
+ * back with a static_cast the compiler checks. (Outside extern "C": an
+ * empty struct there is a C-compatibility warning for clang.)
+ */
+#ifdef __cplusplus
+struct srpt_core_device {};
+struct srpt_core_port_id {};
+struct srpt_core_ch {};
+#else
+struct srpt_core_device;
+struct srpt_core_port_id;
+struct srpt_core_ch;
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -73,12 +92,12 @@ struct srpt_device_desc {
  * Contract: process context (ib_client add); may sleep.
  */
 int srpt_core_add_device(const struct srpt_device_desc *desc,
-			 void **core_device);
+			 struct srpt_core_device **core_device);
 /*
  * The device goes away. Contract: process context (ib_client remove);
  * after it returns the core holds no reference to the ib_device.
  */
-void srpt_core_remove_device(void *core_device);
+void srpt_core_remove_device(struct srpt_core_device *core_device);
 
 /*
  * An asynchronous port event (ib_event_handler). Contract: any context;
@@ -89,18 +108,20 @@ enum srpt_port_event {
 	SRPT_PORT_EVENT_CHANGE = 1,  /* ACTIVE, LID/PKEY/SM/GID change, rereg */
 	SRPT_PORT_EVENT_OTHER = 2,
 };
-void srpt_core_port_event(void *core_device, uint32_t port_num,
-			  enum srpt_port_event event, int32_t raw_event);
+void srpt_core_port_event(struct srpt_core_device *core_device,
+			  uint32_t port_num, enum srpt_port_event event,
+			  int32_t raw_event);
 /* Contract: process context; waits for deferred refreshes of @core_device. */
-void srpt_core_cancel_port_work(void *core_device);
+void srpt_core_cancel_port_work(struct srpt_core_device *core_device);
 
 /*
  * A device-management MAD arrived on @port_num. Fills @response (256 bytes)
  * and returns true when it must be sent back. Contract: any context.
  */
-bool srpt_core_handle_dm_mad(void *core_device, uint32_t port_num,
-			     const uint8_t *request, size_t request_len,
-			     uint8_t *response, size_t response_len);
+bool srpt_core_handle_dm_mad(struct srpt_core_device *core_device,
+			     uint32_t port_num, const uint8_t *request,
+			     size_t request_len, uint8_t *response,
+			     size_t response_len);
 
 /* ---- configfs: /sys/kernel/config/target/srpt/ ---------------------- */
 
@@ -109,14 +130,15 @@ bool srpt_core_handle_dm_mad(void *core_device, uint32_t port_num,
  * *port_id is the core's handle and holds a device reference.
  * Returns -EINVAL for a name that designates no port.
  */
-int srpt_core_port_id_make(const char *name, void **port_id);
-void srpt_core_port_id_drop(void *port_id);
+int srpt_core_port_id_make(const char *name,
+			   struct srpt_core_port_id **port_id);
+void srpt_core_port_id_drop(struct srpt_core_port_id *port_id);
 /* The directory name, stable for the life of the handle. */
-const char *srpt_core_port_id_name(void *port_id);
+const char *srpt_core_port_id_name(struct srpt_core_port_id *port_id);
 
 /* <port>/<tpg>/enable, and the TPG going away. Contract: process context. */
-int srpt_core_tpg_enable(void *port_id, bool enable);
-void srpt_core_tpg_drop(void *port_id);
+int srpt_core_tpg_enable(struct srpt_core_port_id *port_id, bool enable);
+void srpt_core_tpg_drop(struct srpt_core_port_id *port_id);
 
 enum srpt_port_attr {
 	SRPT_ATTR_SRP_MAX_RDMA_SIZE = 0,
@@ -124,10 +146,11 @@ enum srpt_port_attr {
 	SRPT_ATTR_SRP_SQ_SIZE = 2,
 	SRPT_ATTR_USE_SRQ = 3,
 };
-uint32_t srpt_core_port_attr_get(void *port_id, enum srpt_port_attr attr);
+uint32_t srpt_core_port_attr_get(struct srpt_core_port_id *port_id,
+				 enum srpt_port_attr attr);
 /* Returns 0 or -EINVAL/-ERANGE, and logs what was wrong, as in-tree. */
-int srpt_core_port_attr_set(void *port_id, enum srpt_port_attr attr,
-			    const char *text);
+int srpt_core_port_attr_set(struct srpt_core_port_id *port_id,
+			    enum srpt_port_attr attr, const char *text);
 
 /* mkdir acls/<name>: 0 when @name is a valid initiator port ID. */
 int srpt_core_acl_name_check(const char *name);
@@ -147,9 +170,10 @@ void srpt_core_rdma_cm_shutdown(void);
  * owning it), negative when the glue must let RDMA/CM destroy it.
  * Contract: process context (RDMA/CM handler).
  */
-int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
-			     void *cm_id, const uint8_t *pdata,
-			     uint32_t pdata_len, const char *src_addr);
+int srpt_core_dp_rdma_cm_req(struct srpt_core_device *core_device,
+			     uint32_t port_num, void *cm_id,
+			     const uint8_t *pdata, uint32_t pdata_len,
+			     const char *src_addr);
 /*
  * IB/CM REQ (InfiniBand link layer). @pdata: the REQ's private data
  * (struct srp_login_req, 64 of its 92 bytes); @initiator_gid: the 16-byte
@@ -160,8 +184,8 @@ int srpt_core_dp_rdma_cm_req(void *core_device, uint32_t port_num,
  * it and IB/CM destroys the id). Contract: process context (IB/CM
  * handler of the REQ's new cm_id).
  */
-int srpt_core_dp_ib_cm_req(void *core_device, uint32_t port_num,
-			   void *cm_id, const uint8_t *pdata,
+int srpt_core_dp_ib_cm_req(struct srpt_core_device *core_device,
+			   uint32_t port_num, void *cm_id, const uint8_t *pdata,
 			   uint32_t pdata_len, const uint8_t *initiator_gid,
 			   uint16_t pkey);
 
@@ -183,14 +207,17 @@ enum srpt_dp_cm_event {
 	SRPT_DP_CM_DREQ_RECEIVED = 6,
 };
 /* Contract: process context (the CM handler of the channel's id). */
-void srpt_core_dp_cm_event(void *core_ch, enum srpt_dp_cm_event event);
+void srpt_core_dp_cm_event(struct srpt_core_ch *core_ch,
+			   enum srpt_dp_cm_event event);
 
 /* Completions: CQ context (IB_POLL_WORKQUEUE), one at a time per channel. */
-void srpt_core_dp_recv_done(void *core_ch, uint32_t index, uint32_t byte_len,
+void srpt_core_dp_recv_done(struct srpt_core_ch *core_ch, uint32_t index,
+			    uint32_t byte_len, bool ok);
+void srpt_core_dp_send_done(struct srpt_core_ch *core_ch, uint32_t index,
 			    bool ok);
-void srpt_core_dp_send_done(void *core_ch, uint32_t index, bool ok);
-void srpt_core_dp_rdma_read_done(void *core_ch, uint32_t index, bool ok);
-void srpt_core_dp_zlw_done(void *core_ch, bool ok);
+void srpt_core_dp_rdma_read_done(struct srpt_core_ch *core_ch, uint32_t index,
+				 bool ok);
+void srpt_core_dp_zlw_done(struct srpt_core_ch *core_ch, bool ok);
 
 /* The target core's fabric callbacks for command @index (any context). */
 struct srpt_dp_rsp {
@@ -204,30 +231,30 @@ struct srpt_dp_rsp {
 	uint32_t n_rdma_writes;   /* data-in WRs to chain (0: status only) */
 };
 /* queue_data_in / queue_status. Returns 0 or -EAGAIN (LIO retries). */
-int srpt_core_dp_queue_response(void *core_ch, uint32_t index,
+int srpt_core_dp_queue_response(struct srpt_core_ch *core_ch, uint32_t index,
 				const struct srpt_dp_rsp *rsp);
 enum srpt_dp_tmr_result {
 	SRPT_DP_TMR_COMPLETE = 0,
 	SRPT_DP_TMR_REJECTED = 1,  /* function not supported */
 	SRPT_DP_TMR_FAILED = 2,
 };
-void srpt_core_dp_queue_tm_rsp(void *core_ch, uint32_t index,
+void srpt_core_dp_queue_tm_rsp(struct srpt_core_ch *core_ch, uint32_t index,
 			       enum srpt_dp_tmr_result result);
 /* write_pending: @n_rdma_reads == 0 means the data is already here. */
-int srpt_core_dp_write_pending(void *core_ch, uint32_t index,
+int srpt_core_dp_write_pending(struct srpt_core_ch *core_ch, uint32_t index,
 			       uint32_t n_rdma_reads);
-void srpt_core_dp_aborted_task(void *core_ch, uint32_t index);
+void srpt_core_dp_aborted_task(struct srpt_core_ch *core_ch, uint32_t index);
 /* release_cmd, after the glue released its per-command resources. */
-void srpt_core_dp_cmd_release(void *core_ch, uint32_t index);
-int srpt_core_dp_cmd_state(void *core_ch, uint32_t index);
+void srpt_core_dp_cmd_release(struct srpt_core_ch *core_ch, uint32_t index);
+int srpt_core_dp_cmd_state(struct srpt_core_ch *core_ch, uint32_t index);
 /* close_session: disconnect the channel (asynchronously). */
-void srpt_core_dp_close_session(void *core_ch);
+void srpt_core_dp_close_session(struct srpt_core_ch *core_ch);
 
 /*
  * ib_client remove: close the channels on @core_device and wait until they
  * are released. Contract: process context, before the PD goes away.
  */
-void srpt_core_dp_device_removing(void *core_device);
+void srpt_core_dp_device_removing(struct srpt_core_device *core_device);
 
 /* Module init / exit of the data path (channel registry, debugfs). */
 int srpt_core_dp_init(void);
@@ -270,7 +297,8 @@ struct srpt_dp_stats {
 	uint32_t send_done_held;       /* send completions held now */
 	uint64_t send_done_held_total; /* held since the login */
 };
-void srpt_core_dp_get_stats(void *core_ch, struct srpt_dp_stats *out);
+void srpt_core_dp_get_stats(struct srpt_core_ch *core_ch,
+			    struct srpt_dp_stats *out);
 
 /* One channel of a node ACL's session (configfs acls/<name>/info). */
 struct srpt_acl_channel {
@@ -291,7 +319,8 @@ struct srpt_acl_channel {
  * logins): fills up to @max and returns how many there are.
  * Contract: process context (configfs).
  */
-uint32_t srpt_core_acl_channels(void *port_id, const char *acl_name,
+uint32_t srpt_core_acl_channels(struct srpt_core_port_id *port_id,
+				const char *acl_name,
 				struct srpt_acl_channel *out, uint32_t max);
 
 #ifdef __cplusplus

@@ -109,7 +109,7 @@ struct DeviceAttributes {
 	uint32_t max_srq_wr;
 };
 
-class Device final : public KernelAllocated
+class Device final : public srpt_core_device, public KernelAllocated
 {
 public:
 	/* Validates @desc; nullptr with *status set when it is unusable. */

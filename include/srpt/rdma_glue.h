@@ -22,9 +22,11 @@
  *
  * Handles: a glue channel (struct srpt_dp_ch, owned by the C++ Channel:
  * created by srpt_dp_ch_create, freed by srpt_dp_ch_destroy), a device's
- * SRQ (struct srpt_dp_srq), a core channel (void *, the C++ Channel,
- * stored in the glue channel), and contexts named by their ring index
- * (SendCtx::index(), RecvCtx::index()).
+ * SRQ (struct srpt_dp_srq), the core's typed handles of core_api.h (a
+ * core channel is stored in its glue channel), contexts named by their
+ * ring index (SendCtx::index(), RecvCtx::index()), and void * for kernel
+ * objects the core only hands back (ib_device, cm_id, listener, debugfs
+ * dentry).
  */
 #ifndef SRPT_RDMA_GLUE_H
 #define SRPT_RDMA_GLUE_H
@@ -37,6 +39,10 @@ extern "C" {
 
 struct srpt_dp_ch;
 struct srpt_dp_srq;
+/* The core's handles (core_api.h). */
+struct srpt_core_device;
+struct srpt_core_ch;
+struct srpt_core_port_id;
 
 /* ---- ports, RDMA/CM listener (glue/ib_client.c, glue/rdma_cm.c) ------ */
 
@@ -126,11 +132,12 @@ enum srpt_dp_cm {
 /* ---- channel: QP, CQ, buffers (glue/channel_ib.c) -------------------- */
 
 struct srpt_dp_ch_args {
-	void *core_device;  /* srpt_core_add_device() handle (for the PD) */
+	/* srpt_core_add_device() handle (for the PD) */
+	struct srpt_core_device *core_device;
 	void *cm_id;        /* the connect request's id, of kind @cm */
 	uint8_t cm;         /* enum srpt_dp_cm */
 	uint16_t pkey;      /* IB/CM: P_Key of the REQ's primary path */
-	void *core_ch;      /* handed back by every completion */
+	struct srpt_core_ch *core_ch; /* handed back by every completion */
 	const char *name;   /* the session's name, for tracepoints; lives as
 			     * long as the channel */
 	/*
@@ -232,8 +239,9 @@ int srpt_dp_cm_drep(struct srpt_dp_ch *ch);
  * (ACL lookup). Returns 0, -ENOENT when no TPG exists, or the error of the
  * last attempt (-EINVAL: no ACL matches). Contract: process context.
  */
-int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *port_id,
-			  const char *name, uint32_t tag_num);
+int srpt_dp_session_setup(struct srpt_dp_ch *ch,
+			  struct srpt_core_port_id *port_id, const char *name,
+			  uint32_t tag_num);
 /*
  * target_stop_session + target_wait_for_sess_cmds + target_remove_session.
  * Contract: process context (the release work); sleeps until every command
@@ -297,7 +305,8 @@ uint32_t srpt_dp_test_send_done_delay_us(void);
  * debugfs directory <name>-<id> of a channel with its "stats" file; NULL
  * when debugfs is off. Removal waits for readers of the file.
  */
-void *srpt_dp_debugfs_add(void *core_ch, const char *name, uint32_t id);
+void *srpt_dp_debugfs_add(struct srpt_core_ch *core_ch, const char *name,
+			  uint32_t id);
 void srpt_dp_debugfs_remove(void *dentry);
 
 #ifdef __cplusplus

@@ -16,7 +16,7 @@ namespace srpt
 {
 
 /* A configfs port directory: holds a reference on the port's device. */
-class PortId final : public KernelAllocated
+class PortId final : public srpt_core_port_id, public KernelAllocated
 {
 public:
 	/* Status kInvalid: no port has that name; kExists: already made. */

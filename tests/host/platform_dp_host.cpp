@@ -222,8 +222,8 @@ int srpt_dp_cm_drep(struct srpt_dp_ch *ch)
 	return 0;
 }
 
-int srpt_dp_session_setup(struct srpt_dp_ch *ch, void *, const char *name,
-			  uint32_t)
+int srpt_dp_session_setup(struct srpt_dp_ch *ch, struct srpt_core_port_id *,
+			  const char *name, uint32_t)
 {
 	ch->session_attempts.push_back(name);
 	for (const auto &acl : g_script.acl_names) {
@@ -289,7 +289,7 @@ uint32_t srpt_dp_test_send_done_delay_us(void)
 	return g_script.send_done_delay_us;
 }
 
-void *srpt_dp_debugfs_add(void *, const char *, uint32_t)
+void *srpt_dp_debugfs_add(struct srpt_core_ch *, const char *, uint32_t)
 {
 	return nullptr;
 }

@@ -186,9 +186,9 @@ protected:
 	int ib_device_ = 0;
 	srpt_port_desc port_{};
 	srpt_device_desc desc_{};
-	void *device_ = nullptr;
-	void *gid_port_ = nullptr;
-	void *guid_port_ = nullptr;
+	srpt_core_device *device_ = nullptr;
+	srpt_core_port_id *gid_port_ = nullptr;
+	srpt_core_port_id *guid_port_ = nullptr;
 	int cm_ids_[4] = {};
 	size_t baseline_ = 0;
 };

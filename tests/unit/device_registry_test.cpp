@@ -61,7 +61,7 @@ TEST_F(CoreFixture, AddLogsDeviceAndPortNamesAndTracksThem)
 	int fake_ib_device;
 	const srpt_device_desc desc{"rxe0", 0x505400fffe123456ull, 1, ports,
 				    &fake_ib_device};
-	void *handle = nullptr;
+	srpt_core_device *handle = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &handle), 0);
 	ASSERT_NE(handle, nullptr);
 	EXPECT_EQ(registry().device_count(), 1u);
@@ -102,7 +102,7 @@ TEST_F(CoreFixture, ServiceGuidDefaultsToFirstNodeGuid)
 	const srpt_port_desc ports[] = {MakePort(1, kRoceGid)};
 	const srpt_device_desc first{"mlx5_0", 0x1111, 1, ports, nullptr};
 	const srpt_device_desc second{"mlx5_1", 0x2222, 1, ports, nullptr};
-	void *a = nullptr, *b = nullptr;
+	srpt_core_device *a = nullptr, *b = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&first, &a), 0);
 	ASSERT_EQ(srpt_core_add_device(&second, &b), 0);
 	EXPECT_EQ(srpt_core_service_guid(), 0x1111u);
@@ -115,7 +115,7 @@ TEST_F(CoreFixture, ConfiguredServiceGuidIsKept)
 	ASSERT_EQ(srpt_core_set_service_guid("0xabcdef"), 0);
 	const srpt_port_desc ports[] = {MakePort(1, kRoceGid)};
 	const srpt_device_desc desc{"rxe0", 0x1111, 1, ports, nullptr};
-	void *h = nullptr;
+	srpt_core_device *h = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
 	EXPECT_EQ(srpt_core_service_guid(), 0xabcdefu);
 	srpt_core_remove_device(h);
@@ -129,7 +129,7 @@ TEST_F(CoreFixture, MultiPortDeviceNamesEachPort)
 	    MakePort(1, kRoceGid, SRPT_LINK_LAYER_INFINIBAND),
 	    MakePort(2, gid2, SRPT_LINK_LAYER_INFINIBAND)};
 	const srpt_device_desc desc{"mlx4_0", 0x1, 2, ports, nullptr};
-	void *h = nullptr;
+	srpt_core_device *h = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
 	bool guid_form = false;
 	Port *p2 = registry().FindPortAndGet("5054:00ff:fe12:3457", &guid_form);
@@ -149,7 +149,7 @@ TEST_F(CoreFixture, PortWithoutGidHasNoName)
 	srpt_port_desc port = MakePort(1, kRoceGid);
 	port.gid_valid = false;
 	const srpt_device_desc desc{"rxe9", 0x1, 1, &port, nullptr};
-	void *h = nullptr;
+	srpt_core_device *h = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
 	EXPECT_TRUE(host::LogsContain("device rxe9 port 1: GID 0 unreadable"));
 	/* Its zeroed names must not match an all-zero GID name. */
@@ -163,7 +163,7 @@ TEST_F(CoreFixture, PortWithoutGidHasNoName)
 TEST_F(CoreFixture, MalformedDescriptionsAreRefused)
 {
 	const srpt_port_desc ports[] = {MakePort(2, kRoceGid)};
-	void *h = nullptr;
+	srpt_core_device *h = nullptr;
 	const srpt_device_desc wrong_num{"x", 1, 1, ports, nullptr};
 	EXPECT_EQ(srpt_core_add_device(&wrong_num, &h), -SRPT_EINVAL);
 	const srpt_device_desc no_ports{"x", 1, 0, ports, nullptr};
@@ -184,7 +184,7 @@ TEST_F(CoreFixture, EveryAllocationFailureIsClean)
 	const size_t baseline = host::OutstandingAllocations();
 
 	host::ResetAllocationStats();
-	void *h = nullptr;
+	srpt_core_device *h = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
 	const size_t calls = host::AllocationCalls();
 	srpt_core_remove_device(h);
@@ -192,7 +192,7 @@ TEST_F(CoreFixture, EveryAllocationFailureIsClean)
 
 	for (size_t nth = 1; nth <= calls; nth++) {
 		host::FailNthAllocation(nth);
-		void *handle = nullptr;
+		srpt_core_device *handle = nullptr;
 		EXPECT_EQ(srpt_core_add_device(&desc, &handle), -SRPT_ENOMEM)
 		    << "allocation " << nth;
 		EXPECT_EQ(handle, nullptr);

@@ -97,7 +97,8 @@ protected:
 		srpt_core_exit();
 	}
 
-	void Add(const char *name, uint64_t guid, uint8_t last, void **handle)
+	void Add(const char *name, uint64_t guid, uint8_t last,
+		 srpt_core_device **handle)
 	{
 		srpt_port_desc port{};
 		port.port_num = 1;
@@ -114,8 +115,8 @@ protected:
 		ASSERT_EQ(srpt_core_add_device(&desc, handle), 0);
 	}
 
-	void *rxe0_ = nullptr;
-	void *rxe1_ = nullptr;
+	srpt_core_device *rxe0_ = nullptr;
+	srpt_core_device *rxe1_ = nullptr;
 };
 
 TEST_F(DmMadVectors, EveryRecordedProbeIsAnsweredByteForByte)

@@ -171,8 +171,8 @@ protected:
 	int ib_device_ = 0;
 	srpt_port_desc port_{};
 	srpt_device_desc desc_{};
-	void *device_ = nullptr;
-	void *port_id_ = nullptr;
+	srpt_core_device *device_ = nullptr;
+	srpt_core_port_id *port_id_ = nullptr;
 	int cm_ids_[8] = {};
 	size_t next_cm_id_ = 0;
 	bool started_ = false;

@@ -67,9 +67,9 @@ protected:
 		return p;
 	}
 
-	void *MakePort(const char *name)
+	srpt_core_port_id *MakePort(const char *name)
 	{
-		void *id = nullptr;
+		srpt_core_port_id *id = nullptr;
 		EXPECT_EQ(srpt_core_port_id_make(name, &id), 0) << name;
 		return id;
 	}
@@ -77,13 +77,13 @@ protected:
 	int ib_device_ = 0;
 	srpt_port_desc port_{};
 	srpt_device_desc desc_{};
-	void *device_ = nullptr;
+	srpt_core_device *device_ = nullptr;
 };
 
 TEST_F(ConfigFixture, PortDirectoryByGidOrGuidName)
 {
-	void *gid = MakePort(kGidName);
-	void *guid = MakePort(kGuidName);
+	srpt_core_port_id *gid = MakePort(kGidName);
+	srpt_core_port_id *guid = MakePort(kGuidName);
 	ASSERT_NE(gid, nullptr);
 	ASSERT_NE(guid, nullptr);
 	EXPECT_STREQ(srpt_core_port_id_name(gid), kGidName);
@@ -94,7 +94,7 @@ TEST_F(ConfigFixture, PortDirectoryByGidOrGuidName)
 
 TEST_F(ConfigFixture, UnknownPortNameIsEinval)
 {
-	void *id = nullptr;
+	srpt_core_port_id *id = nullptr;
 	EXPECT_EQ(
 	    srpt_core_port_id_make("0xfe80000000000000505400fffe123457", &id),
 	    -SRPT_EINVAL);
@@ -109,18 +109,18 @@ TEST_F(ConfigFixture, UnknownPortNameIsEinval)
 
 TEST_F(ConfigFixture, SecondDirectoryOfTheSameFormIsRefused)
 {
-	void *a = MakePort(kGidName);
-	void *b = nullptr;
+	srpt_core_port_id *a = MakePort(kGidName);
+	srpt_core_port_id *b = nullptr;
 	EXPECT_EQ(srpt_core_port_id_make(kGidName, &b), -SRPT_EEXIST);
 	srpt_core_port_id_drop(a);
 	/* Released on drop: the name can be made again. */
-	void *c = MakePort(kGidName);
+	srpt_core_port_id *c = MakePort(kGidName);
 	srpt_core_port_id_drop(c);
 }
 
 TEST_F(ConfigFixture, EnableIsPerPortAndIdempotent)
 {
-	void *id = MakePort(kGidName);
+	srpt_core_port_id *id = MakePort(kGidName);
 	Device *dev = static_cast<Device *>(device_);
 	EXPECT_FALSE(PortEnabled(*dev->port(1)));
 	EXPECT_EQ(srpt_core_tpg_enable(id, true), 0);
@@ -135,7 +135,7 @@ TEST_F(ConfigFixture, EnableIsPerPortAndIdempotent)
 
 TEST_F(ConfigFixture, AttributeDefaultsAreTheInTreeOnes)
 {
-	void *id = MakePort(kGidName);
+	srpt_core_port_id *id = MakePort(kGidName);
 	EXPECT_EQ(srpt_core_port_attr_get(id, SRPT_ATTR_SRP_MAX_RDMA_SIZE),
 		  65536u);
 	EXPECT_EQ(srpt_core_port_attr_get(id, SRPT_ATTR_SRP_MAX_RSP_SIZE),
@@ -160,7 +160,7 @@ class AttributeStore : public ConfigFixture,
 TEST_P(AttributeStore, AcceptsAndRefusesAsInTree)
 {
 	const AttrCase &c = GetParam();
-	void *id = MakePort(kGidName);
+	srpt_core_port_id *id = MakePort(kGidName);
 	EXPECT_EQ(srpt_core_port_attr_set(id, c.attr, c.text), c.expected)
 	    << "'" << c.text << "'";
 	EXPECT_EQ(srpt_core_port_attr_get(id, c.attr), c.value_after);
@@ -198,8 +198,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(ConfigFixture, AttributesAreSharedByBothNamesOfAPort)
 {
-	void *gid = MakePort(kGidName);
-	void *guid = MakePort(kGuidName);
+	srpt_core_port_id *gid = MakePort(kGidName);
+	srpt_core_port_id *guid = MakePort(kGuidName);
 	ASSERT_EQ(srpt_core_port_attr_set(gid, SRPT_ATTR_SRP_SQ_SIZE, "128"),
 		  0);
 	EXPECT_EQ(srpt_core_port_attr_get(guid, SRPT_ATTR_SRP_SQ_SIZE), 128u);
@@ -209,7 +209,7 @@ TEST_F(ConfigFixture, AttributesAreSharedByBothNamesOfAPort)
 
 TEST_F(ConfigFixture, UseSrqChangeKeepsTheEnabledState)
 {
-	void *id = MakePort(kGidName);
+	srpt_core_port_id *id = MakePort(kGidName);
 	ASSERT_EQ(srpt_core_tpg_enable(id, true), 0);
 	host::ClearLogs();
 	ASSERT_EQ(srpt_core_port_attr_set(id, SRPT_ATTR_USE_SRQ, "1"), 0);
@@ -224,7 +224,7 @@ TEST_F(ConfigFixture, UseSrqChangeKeepsTheEnabledState)
 /* The use-after-free the in-tree driver once had: HCA gone, dirs stay. */
 TEST_F(ConfigFixture, ConfigurationOutlivesTheDevice)
 {
-	void *id = MakePort(kGidName);
+	srpt_core_port_id *id = MakePort(kGidName);
 	const size_t allocations = host::OutstandingAllocations();
 	srpt_core_remove_device(device_);
 	device_ = nullptr;
@@ -235,7 +235,7 @@ TEST_F(ConfigFixture, ConfigurationOutlivesTheDevice)
 	EXPECT_EQ(srpt_core_port_attr_set(id, SRPT_ATTR_SRP_SQ_SIZE, "64"), 0);
 	EXPECT_STREQ(srpt_core_port_id_name(id), kGidName);
 	/* A removed device is no longer found by name. */
-	void *again = nullptr;
+	srpt_core_port_id *again = nullptr;
 	EXPECT_EQ(srpt_core_port_id_make(kGuidName, &again), -SRPT_EINVAL);
 	srpt_core_tpg_drop(id);
 	srpt_core_port_id_drop(id);
@@ -244,7 +244,7 @@ TEST_F(ConfigFixture, ConfigurationOutlivesTheDevice)
 
 	/* The device comes back: configuring it again works. */
 	ASSERT_EQ(srpt_core_add_device(&desc_, &device_), 0);
-	void *fresh = MakePort(kGidName);
+	srpt_core_port_id *fresh = MakePort(kGidName);
 	EXPECT_EQ(srpt_core_tpg_enable(fresh, true), 0);
 	srpt_core_port_id_drop(fresh);
 }
@@ -252,7 +252,7 @@ TEST_F(ConfigFixture, ConfigurationOutlivesTheDevice)
 TEST_F(ConfigFixture, PortDirectoryFailsCleanlyWithoutMemory)
 {
 	host::FailAllAllocations(true);
-	void *id = nullptr;
+	srpt_core_port_id *id = nullptr;
 	EXPECT_EQ(srpt_core_port_id_make(kGidName, &id), -SRPT_ENOMEM);
 	host::FailAllAllocations(false);
 	/* The device reference taken by the lookup was given back. */
@@ -336,7 +336,7 @@ TEST_F(ConfigFixture, PortChangeEventRefreshesTheNamesLater)
 	EXPECT_STREQ(dev->port(1)->guid_name, kGuidName);
 	EXPECT_EQ(host::RunPendingWork(), 1u);
 	EXPECT_STREQ(dev->port(1)->guid_name, "5054:00ff:fe12:3499");
-	void *id = nullptr;
+	srpt_core_port_id *id = nullptr;
 	EXPECT_EQ(srpt_core_port_id_make(kGuidName, &id), -SRPT_EINVAL);
 	EXPECT_EQ(srpt_core_port_id_make("5054:00ff:fe12:3499", &id), 0);
 	srpt_core_port_id_drop(id);
