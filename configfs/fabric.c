@@ -14,8 +14,8 @@
 #include <target/target_core_fabric.h>
 
 #include <srpt/core_api.h>
-#include "../glue/glue.h"
-#include "../glue/kcompat.h"
+#include "glue.h"
+#include "kcompat.h"
 
 /* configfs <port>/ : a port in GUID or GID form. */
 struct srpt_fabric_port {

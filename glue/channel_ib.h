@@ -77,8 +77,6 @@ struct srpt_glue_send {
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 };
 
-struct srpt_dp_ch;
-
 /*
  * What differs between the two connection managers for a channel, one
  * table each (glue/rdma_cm.c, glue/ib_cm.c): channel_ib.c calls through
@@ -142,9 +140,5 @@ struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);
 
 /* glue/target_core.c: per-command resources, released by release_cmd. */
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
-
-/* glue/debugfs.c */
-int srpt_glue_dp_init(void);
-void srpt_glue_dp_exit(void);
 
 #endif

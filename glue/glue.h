@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Declarations shared by the C glue files. C only. */
+/*
+ * Declarations shared by the C glue files (glue/, configfs/): private to
+ * the glue, never seen by C++. What the core and the glue say to each
+ * other is in include/srpt/ (platform.h lists those headers). C only.
+ */
 #ifndef SRPT_GLUE_H
 #define SRPT_GLUE_H
 
@@ -36,19 +40,22 @@ void srpt_mad_agents_unregister(struct srpt_glue_device *gdev);
 int srpt_ib_cm_listen(struct srpt_glue_device *gdev);
 void srpt_ib_cm_stop(struct srpt_glue_device *gdev);
 
-/* configfs/fabric.c: the LIO fabric template. */
+/*
+ * configfs/fabric.c: the LIO fabric template, and target_setup_session()
+ * on the TPGs of the configfs port @port_id (for srpt_dp_session_setup).
+ */
+struct se_cmd;
+struct se_session;
 int srpt_fabric_register(void);
 void srpt_fabric_unregister(void);
+int srpt_fabric_setup_session(struct srpt_core_port_id *port_id,
+			      const char *name, u32 tag_num, u32 tag_size,
+			      void *fabric_sess_ptr, struct se_session **out);
 
 /* glue/ib_client.c: the glue device of an ib_device, or NULL. */
 struct srpt_glue_device *srpt_glue_device_of(struct ib_device *device);
 
-/* Data path (glue/channel_ib.c, glue/target_core.c, glue/debugfs.c). */
-struct se_cmd;
-struct se_session;
-int srpt_fabric_setup_session(struct srpt_core_port_id *port_id,
-			      const char *name, u32 tag_num, u32 tag_size,
-			      void *fabric_sess_ptr, struct se_session **out);
+/* glue/target_core.c: the fabric template's command callbacks. */
 void srpt_fabric_release_cmd(struct se_cmd *cmd);
 int srpt_fabric_check_stop_free(struct se_cmd *cmd);
 int srpt_fabric_write_pending(struct se_cmd *cmd);
@@ -58,6 +65,8 @@ int srpt_fabric_queue_status(struct se_cmd *cmd);
 void srpt_fabric_queue_tm_rsp(struct se_cmd *cmd);
 void srpt_fabric_aborted_task(struct se_cmd *cmd);
 void srpt_fabric_close_session(struct se_session *sess);
+
+/* glue/debugfs.c: data-path init/exit (the core's registry, debugfs). */
 int srpt_glue_dp_init(void);
 void srpt_glue_dp_exit(void);
 
