@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Host implementation of include/srpt/platform.h for the unit tests, fuzzers
- * and benchmarks. Deterministic by design: deferred work runs only when a
- * test says so, the clock moves only when a test moves it.
+ * and benchmarks, and of the port query, RDMA/CM listener and address
+ * parser of include/srpt/rdma_glue.h (tests/host/platform_dp_host.cpp fakes
+ * the rest). Deterministic by design: deferred work runs only when a test
+ * says so, the clock moves only when a test moves it.
  */
 #include <srpt/host_platform.hpp>
 

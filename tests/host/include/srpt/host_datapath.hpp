@@ -86,7 +86,7 @@ struct DataPathScript {
 	std::function<void(uint32_t index)> on_srq_post;
 	/* What srpt_dp_test_send_done_delay_us() answers. */
 	uint32_t send_done_delay_us = 0;
-	/* Runs for every srpt_dp_msleep (what the kernel does meanwhile). */
+	/* Runs for every srpt_msleep (what the kernel does meanwhile). */
 	std::function<void()> on_msleep;
 };
 
