@@ -43,19 +43,37 @@ wait_for() {
 	return 0
 }
 
-# single_host_target: the one-guest setup scenarios share: rxe on the veth
-# pair, ib_srpt loaded, rxe1's port exported (targetcli_config: rd_mcp and
-# fileio LUNs, the initiator's ACL), the RDMA/CM port set. Sets TGT_PORT,
-# INI_ID, GUID and LOGIN (without dest=).
+# single_host_target [--nullb] [LOGIN_EXTRA]: the one-guest setup the
+# scenarios share: rxe on the veth pair, ib_srpt loaded, rxe1's port
+# exported (targetcli_config: rd_mcp and fileio LUNs, the initiator's ACL),
+# the RDMA/CM port set. --nullb: LUN 2 too, iblock on a memory-backed
+# null_blk (load_nullb), the kind of LUN most deployments export (completes
+# asynchronously, takes the data as bio segments: docs/data-integrity.md).
+# Sets TGT_PORT, INI_ID, GUID and LOGIN (the ib_srp add_target parameters;
+# LOGIN_EXTRA, e.g. "dest=$TGT_IP4:$RDMA_CM_PORT,ch_count=2", appended).
 single_host_target() {
+	local nullb=0
+	[ "${1:-}" = --nullb ] && { nullb=1; shift; }
 	setup_veth_rxe
 	load_srpt
-	TGT_PORT=$(gid_hex rxe1)
-	INI_ID=$(gid_hex rxe1)
+	TGT_PORT=$(gid_hex rxe1)        # exported port: rxe1 (see setup_veth_rxe)
+	INI_ID=$(gid_hex rxe1)          # initiator_ext = GID prefix -> port id = GID 0
 	GUID=$(srpt_guid rxe0)
-	targetcli_config "$TGT_PORT" "$INI_ID"
+	echo "target port ib.$TGT_PORT, initiator id 0x$INI_ID, service guid $GUID"
+	if [ "$nullb" = 1 ]; then
+		load_nullb
+		TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
+	else
+		targetcli_config "$TGT_PORT" "$INI_ID"
+	fi
 	set_rdma_cm_port
-	LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}"
+	LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}${1:+,$1}"
+}
+
+# mount_debugfs: /sys/kernel/debug (the port's stats and test knobs,
+# fail_function, kmemleak).
+mount_debugfs() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 }
 
 # load_nullb: /dev/nullb0, the block device iblock LUNs sit on: 1 GiB,
@@ -101,6 +119,13 @@ setup_veth_rxe() {
 		fail "rxe1 port not ACTIVE: $(cat /sys/class/infiniband/rxe1/ports/1/state)"
 	rdma link show
 	echo "rxe0 gid0 $(gid_hex rxe0)  rxe1 gid0 $(gid_hex rxe1)"
+}
+
+# readd_rxe1: rxe1 back on veth1 after a scenario deleted it.
+readd_rxe1() {
+	run "rxe1 on veth1 again" rdma link add rxe1 type rxe netdev veth1
+	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state ||
+		fail "rxe1 port not ACTIVE after re-adding"
 }
 
 # setup_nic_rxe IP: the two-host case, rxe0 on the virtio NIC eth0-ish
@@ -264,6 +289,14 @@ srp_logout() {
 	wait_for 20 "hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
 		fail "srp remote ports still present after delete"
 	ok "initiator logged out"
+}
+
+# wait_initiator_gone: after the target's device went away, ib_srp
+# removes its remote ports by itself; says so if it has not within 30 s
+# (not a failure: ib_srp's timing, not the target's).
+wait_initiator_gone() {
+	wait_for 30 "initiator hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
+		echo "srp remote ports still present: $(ls /sys/class/srp_remote_ports/)"
 }
 
 # wait until the target has released its channels (no RC QPs left)
@@ -497,7 +530,7 @@ check_dmesg() {
 # report, whoever allocated it.
 check_kmemleak() {
 	local f=/sys/kernel/debug/kmemleak n
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	mount_debugfs 2>/dev/null
 	[ -e "$f" ] || return 0
 	step "kmemleak scan after teardown"
 	echo scan >"$f" || fail "kmemleak scan failed (kmemleak disabled? dmesg)"

@@ -215,8 +215,7 @@ hotplug() {
 	ok "configfs usable after device removal"
 	target_teardown
 	mkdir -p $SRPT_CFG
-	run "rdma link add rxe1" rdma link add rxe1 type rxe netdev veth1
-	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || fail "rxe1 not active again"
+	readd_rxe1
 	targetcli_config "$TGT_PORT" "$INI_ID" 16 16
 	set_rdma_cm_port
 	ok "port configured again on the re-added device"
