@@ -55,7 +55,7 @@ single_host_target() {
 	local nullb=0
 	[ "${1:-}" = --nullb ] && { nullb=1; shift; }
 	setup_veth_rxe
-	load_srpt
+	load_srpt "$SRPT"
 	TGT_PORT=$(gid_hex rxe1)        # exported port: rxe1 (see setup_veth_rxe)
 	INI_ID=$(gid_hex rxe1)          # initiator_ext = GID prefix -> port id = GID 0
 	GUID=$(srpt_guid rxe0)
@@ -150,26 +150,53 @@ setup_nic_rxe() {
 
 # Target -----------------------------------------------------------------
 
+# load_srpt [intree|port]: ib_srpt loaded and its 'srpt' fabric registered
+# in configfs. Without an argument, or with the driver SRPT names:
+# `modprobe ib_srpt`, and the module modprobe resolved must be that driver
+# (port: updates/; dkms: DKMS_KO, the package's version; intree: anything
+# else). With the other driver: that one by path, after its dependencies:
+# intree, the kernel's own ib_srpt.ko next to the port in updates/
+# (controlpath); port, the module run.sh passed in as /srpt/port/ib_srpt.ko
+# next to the in-tree one (bench).
 load_srpt() {
-	step "load ib_srpt (SRPT=$SRPT)"
-	local out
-	if ! out=$(modprobe ib_srpt 2>&1); then
-		echo "$out"
-		fail "modprobe ib_srpt failed (SRPT=$SRPT): ${out:-no message}"
-	fi
-	[ -d /sys/module/ib_srpt ] || fail "ib_srpt not loaded after modprobe (SRPT=$SRPT)"
-	local path; path=$(modinfo -n ib_srpt)
-	echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
-	if [ "$SRPT" = port ]; then
-		case $path in */updates/*) ;; *) fail "SRPT=port but modprobe resolved $path, not updates/";; esac
-	elif [ "$SRPT" = dkms ]; then
-		# the file dkms-check.sh found DKMS installed (6.12: ib_srpt.ko.xz)
-		[ -n "${DKMS_KO:-}" ] && [ "$path" = "$DKMS_KO" ] ||
-			fail "SRPT=dkms but modprobe resolved $path, not ${DKMS_KO:-(DKMS_KO unset)}"
-		local v; v=$(cat /sys/module/ib_srpt/version 2>/dev/null)
-		[ "$v" = "${DKMS_VERSION:-}" ] || fail "SRPT=dkms: loaded ib_srpt version '$v', the package is '${DKMS_VERSION:-}'"
+	local which=${1:-$SRPT} out path
+	if [ "$which" = "$SRPT" ]; then
+		step "load ib_srpt (SRPT=$SRPT)"
+		if ! out=$(modprobe ib_srpt 2>&1); then
+			echo "$out"
+			fail "modprobe ib_srpt failed (SRPT=$SRPT): ${out:-no message}"
+		fi
+		[ -d /sys/module/ib_srpt ] || fail "ib_srpt not loaded after modprobe (SRPT=$SRPT)"
+		path=$(modinfo -n ib_srpt)
+		echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
+		case $SRPT in
+		port)
+			case $path in */updates/*) ;; *) fail "SRPT=port but modprobe resolved $path, not updates/";; esac ;;
+		dkms)
+			# the file dkms-check.sh found DKMS installed (6.12: ib_srpt.ko.xz)
+			[ -n "${DKMS_KO:-}" ] && [ "$path" = "$DKMS_KO" ] ||
+				fail "SRPT=dkms but modprobe resolved $path, not ${DKMS_KO:-(DKMS_KO unset)}"
+			local v; v=$(cat /sys/module/ib_srpt/version 2>/dev/null)
+			[ "$v" = "${DKMS_VERSION:-}" ] || fail "SRPT=dkms: loaded ib_srpt version '$v', the package is '${DKMS_VERSION:-}'" ;;
+		*)
+			case $path in */updates/*) fail "SRPT=intree but modprobe resolved $path";; esac ;;
+		esac
 	else
-		case $path in */updates/*) fail "SRPT=intree but modprobe resolved $path";; esac
+		case $which in
+		intree) path=$(find "/lib/modules/$KVER_G/kernel" -name 'ib_srpt.ko*' | head -1)
+			[ -n "$path" ] || fail "in-tree ib_srpt.ko not found" ;;
+		port) path=/srpt/port/ib_srpt.ko
+			[ -f "$path" ] || fail "no port module passed in ($path)" ;;
+		*) fail "load_srpt: which driver is '$which'? (intree or port)" ;;
+		esac
+		step "load ib_srpt ($which, by path: SRPT=$SRPT)"
+		modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe ib_srpt's dependencies"
+		if ! out=$(insmod "$path" 2>&1); then
+			echo "$out"
+			fail "insmod $path failed ($which): ${out:-no message}"
+		fi
+		[ -d /sys/module/ib_srpt ] || fail "ib_srpt not loaded after insmod $path"
+		echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
 	fi
 	ok "ib_srpt loaded ($path)"
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
