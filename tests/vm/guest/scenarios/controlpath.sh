@@ -1,5 +1,5 @@
 #!/bin/bash
-# Scenario controlpath (issue 5): in ONE guest, the in-tree ib_srpt and the
+# Scenario controlpath: in ONE guest, the in-tree ib_srpt and the
 # port are configured the same way, one after the other, and must be
 # indistinguishable to configfs users:
 #   - the srpt configfs tree (entries, modes, values) on a fresh mkdir and

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Scenario port-datapath (SRPT=port): the data-path checks of issue 6 that
-# e2e does not make, read from the port's debugfs counters
+# Scenario port-datapath (SRPT=port): the data-path checks that e2e does
+# not make, read from the port's debugfs counters
 # (/sys/kernel/debug/ib_srpt/<session>-<id>/stats, docs/data-path.md):
 #  1. the wait list in the real kernel: debugfs test_send_ctx_limit 4 gives
 #     each channel 4 send contexts for 128 credits; fio at QD 64 must make
