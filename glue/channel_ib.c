@@ -38,7 +38,7 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
 
 /**
  * srpt_recv_done() - receive completion callback: an IU arrived
- * @cq: completion queue of the channel (IB_POLL_SOFTIRQ CQ pool)
+ * @cq: completion queue of the channel (shared CQ pool, IB_POLL_WORKQUEUE)
  * @wc: work completion; wr_cqe is the receive context's ib_cqe
  *
  * Makes the received bytes visible to the CPU and hands the receive context
@@ -48,7 +48,7 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
  * (flush on disconnect, or a transport error, logged rate-limited) only
  * returns the context to the ring.
  *
- * Context: softirq (CQ polling); never sleeps.
+ * Context: the CQ's poll work (IB_POLL_WORKQUEUE); never sleeps.
  */
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -94,7 +94,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  * context whose command the target core already released is freed here;
  * one still held by the target core goes back when the core drops it.
  *
- * Context: softirq (CQ polling); takes the channel lock, never sleeps.
+ * Context: the CQ's poll work (IB_POLL_WORKQUEUE); takes the channel lock,
+ * never sleeps.
  */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -119,7 +120,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
  * execute the command (target_execute_cmd()); on failure the command ends
  * with CHECK CONDITION.
  *
- * Context: softirq (CQ polling).
+ * Context: the CQ's poll work (IB_POLL_WORKQUEUE).
  */
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -141,7 +142,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * the error state): the core schedules the channel's release, once; still
  * successful: the QP is usable and the wait list is served.
  *
- * Context: softirq (CQ polling).
+ * Context: the CQ's poll work (IB_POLL_WORKQUEUE).
  */
 static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Fault-injection points (issue 13, docs/debug-kernel.md): every fallible
+ * Fault-injection points (docs/debug-kernel.md): every fallible
  * call the C++ core makes into the kernel goes through one of these C entry
  * points of the glue, so whitelisting them lets fail_function
  * (/sys/kernel/debug/fail_function, CONFIG_FAIL_FUNCTION of the check-debug

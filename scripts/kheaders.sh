@@ -13,7 +13,7 @@
 # linux-kbuild, unpacked with dpkg-deb into
 # $SRPT_VM_CACHE/headers/<release>/ (default /var/cache/srpt-vm). Installing
 # linux-headers-6.12.*+deb12-amd64 would pull in the matching linux-image
-# and make it the host's default boot kernel (issue 12); an unpacked copy
+# and make it the host's default boot kernel; an unpacked copy
 # builds the module just the same. --fetch uses the unpacked copy even when
 # the headers are installed, as does KHEADERS_FETCH=1 in the environment
 # (how a machine with the headers installed checks the path CI takes).

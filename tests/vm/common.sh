@@ -4,22 +4,11 @@
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=${ROOT:-$(cd "$VM_DIR/../.." && pwd)}
 
-# KVER: the kernel the module is built against (never hard-coded). Resolved
-# from the linux-headers-amd64 meta-package's dependency, else the newest
-# /lib/modules/* that has a build tree. Override with KVER=.
-resolve_kver() {
-	local k
-	k=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
-		sed -n 's/.*linux-headers-\([^ ,(]*\).*/\1/p')
-	if [ -z "$k" ]; then
-		for d in $(ls -d /lib/modules/*/build 2>/dev/null | sort -V); do
-			k=$(basename "$(dirname "$d")")
-		done
-	fi
-	[ -n "$k" ] || { echo "vm: cannot resolve KVER (install linux-headers-amd64 or set KVER=)" >&2; return 1; }
-	echo "$k"
-}
-KVER=${KVER:-$(resolve_kver)}
+# KVER: the kernel the module is built against and the guests boot
+# (scripts/kver.sh, the one resolver: linux-headers-amd64's dependency, else
+# the newest /lib/modules/*/build; never the host's running kernel, which
+# Debian's archive need not have). Override with KVER=.
+KVER=${KVER:-$("$ROOT/scripts/kver.sh" --installed || echo "vm: cannot resolve KVER (set KVER=)" >&2)}
 
 # Guest packages (debootstrap --include). Part of the image hash.
 GUEST_PKGS="kmod iproute2 rdma-core ibverbs-utils rdmacm-utils perftest srptools

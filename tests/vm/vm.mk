@@ -1,10 +1,10 @@
 # Guest test harness targets; included by the top-level Makefile.
 # Relies on ROOT (repo top) and KVER when the includer defines them; both
-# are resolved here otherwise (KVER never hard-coded: linux-headers-amd64's
-# dependency, else the newest /lib/modules/*/build). Override KVER=... .
+# are resolved here otherwise (KVER: scripts/kver.sh, as the top Makefile
+# does). Override KVER=... .
 VM_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 ROOT ?= $(abspath $(VM_MK_DIR)/../..)
-KVER ?= $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 2>/dev/null | sed -n 's/.*linux-headers-\([^ ,]*\).*/\1/p')
+KVER ?= $(shell $(ROOT)/scripts/kver.sh)
 VM_DIR := $(ROOT)/tests/vm
 
 # SRPT=intree|port: which ib_srpt the guest's target loads (vm-check).

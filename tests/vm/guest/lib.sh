@@ -43,19 +43,37 @@ wait_for() {
 	return 0
 }
 
-# single_host_target: the one-guest setup scenarios share: rxe on the veth
-# pair, ib_srpt loaded, rxe1's port exported (targetcli_config: rd_mcp and
-# fileio LUNs, the initiator's ACL), the RDMA/CM port set. Sets TGT_PORT,
-# INI_ID, GUID and LOGIN (without dest=).
+# single_host_target [--nullb] [LOGIN_EXTRA]: the one-guest setup the
+# scenarios share: rxe on the veth pair, ib_srpt loaded, rxe1's port
+# exported (targetcli_config: rd_mcp and fileio LUNs, the initiator's ACL),
+# the RDMA/CM port set. --nullb: LUN 2 too, iblock on a memory-backed
+# null_blk (load_nullb), the kind of LUN most deployments export (completes
+# asynchronously, takes the data as bio segments: docs/data-integrity.md).
+# Sets TGT_PORT, INI_ID, GUID and LOGIN (the ib_srp add_target parameters;
+# LOGIN_EXTRA, e.g. "dest=$TGT_IP4:$RDMA_CM_PORT,ch_count=2", appended).
 single_host_target() {
+	local nullb=0
+	[ "${1:-}" = --nullb ] && { nullb=1; shift; }
 	setup_veth_rxe
-	load_srpt
-	TGT_PORT=$(gid_hex rxe1)
-	INI_ID=$(gid_hex rxe1)
+	load_srpt "$SRPT"
+	TGT_PORT=$(gid_hex rxe1)        # exported port: rxe1 (see setup_veth_rxe)
+	INI_ID=$(gid_hex rxe1)          # initiator_ext = GID prefix -> port id = GID 0
 	GUID=$(srpt_guid rxe0)
-	targetcli_config "$TGT_PORT" "$INI_ID"
+	echo "target port ib.$TGT_PORT, initiator id 0x$INI_ID, service guid $GUID"
+	if [ "$nullb" = 1 ]; then
+		load_nullb
+		TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
+	else
+		targetcli_config "$TGT_PORT" "$INI_ID"
+	fi
 	set_rdma_cm_port
-	LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}"
+	LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}${1:+,$1}"
+}
+
+# mount_debugfs: /sys/kernel/debug (the port's stats and test knobs,
+# fail_function, kmemleak).
+mount_debugfs() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 }
 
 # load_nullb: /dev/nullb0, the block device iblock LUNs sit on: 1 GiB,
@@ -103,6 +121,13 @@ setup_veth_rxe() {
 	echo "rxe0 gid0 $(gid_hex rxe0)  rxe1 gid0 $(gid_hex rxe1)"
 }
 
+# readd_rxe1: rxe1 back on veth1 after a scenario deleted it.
+readd_rxe1() {
+	run "rxe1 on veth1 again" rdma link add rxe1 type rxe netdev veth1
+	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state ||
+		fail "rxe1 port not ACTIVE after re-adding"
+}
+
 # setup_nic_rxe IP: the two-host case, rxe0 on the virtio NIC eth0-ish
 setup_nic_rxe() {
 	local ip4=$1 nic
@@ -125,26 +150,53 @@ setup_nic_rxe() {
 
 # Target -----------------------------------------------------------------
 
+# load_srpt [intree|port]: ib_srpt loaded and its 'srpt' fabric registered
+# in configfs. Without an argument, or with the driver SRPT names:
+# `modprobe ib_srpt`, and the module modprobe resolved must be that driver
+# (port: updates/; dkms: DKMS_KO, the package's version; intree: anything
+# else). With the other driver: that one by path, after its dependencies:
+# intree, the kernel's own ib_srpt.ko next to the port in updates/
+# (controlpath); port, the module run.sh passed in as /srpt/port/ib_srpt.ko
+# next to the in-tree one (bench).
 load_srpt() {
-	step "load ib_srpt (SRPT=$SRPT)"
-	local out
-	if ! out=$(modprobe ib_srpt 2>&1); then
-		echo "$out"
-		fail "modprobe ib_srpt failed (SRPT=$SRPT): ${out:-no message}"
-	fi
-	[ -d /sys/module/ib_srpt ] || fail "ib_srpt not loaded after modprobe (SRPT=$SRPT)"
-	local path; path=$(modinfo -n ib_srpt)
-	echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
-	if [ "$SRPT" = port ]; then
-		case $path in */updates/*) ;; *) fail "SRPT=port but modprobe resolved $path, not updates/";; esac
-	elif [ "$SRPT" = dkms ]; then
-		# the file dkms-check.sh found DKMS installed (6.12: ib_srpt.ko.xz)
-		[ -n "${DKMS_KO:-}" ] && [ "$path" = "$DKMS_KO" ] ||
-			fail "SRPT=dkms but modprobe resolved $path, not ${DKMS_KO:-(DKMS_KO unset)}"
-		local v; v=$(cat /sys/module/ib_srpt/version 2>/dev/null)
-		[ "$v" = "${DKMS_VERSION:-}" ] || fail "SRPT=dkms: loaded ib_srpt version '$v', the package is '${DKMS_VERSION:-}'"
+	local which=${1:-$SRPT} out path
+	if [ "$which" = "$SRPT" ]; then
+		step "load ib_srpt (SRPT=$SRPT)"
+		if ! out=$(modprobe ib_srpt 2>&1); then
+			echo "$out"
+			fail "modprobe ib_srpt failed (SRPT=$SRPT): ${out:-no message}"
+		fi
+		[ -d /sys/module/ib_srpt ] || fail "ib_srpt not loaded after modprobe (SRPT=$SRPT)"
+		path=$(modinfo -n ib_srpt)
+		echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
+		case $SRPT in
+		port)
+			case $path in */updates/*) ;; *) fail "SRPT=port but modprobe resolved $path, not updates/";; esac ;;
+		dkms)
+			# the file dkms-check.sh found DKMS installed (6.12: ib_srpt.ko.xz)
+			[ -n "${DKMS_KO:-}" ] && [ "$path" = "$DKMS_KO" ] ||
+				fail "SRPT=dkms but modprobe resolved $path, not ${DKMS_KO:-(DKMS_KO unset)}"
+			local v; v=$(cat /sys/module/ib_srpt/version 2>/dev/null)
+			[ "$v" = "${DKMS_VERSION:-}" ] || fail "SRPT=dkms: loaded ib_srpt version '$v', the package is '${DKMS_VERSION:-}'" ;;
+		*)
+			case $path in */updates/*) fail "SRPT=intree but modprobe resolved $path";; esac ;;
+		esac
 	else
-		case $path in */updates/*) fail "SRPT=intree but modprobe resolved $path";; esac
+		case $which in
+		intree) path=$(find "/lib/modules/$KVER_G/kernel" -name 'ib_srpt.ko*' | head -1)
+			[ -n "$path" ] || fail "in-tree ib_srpt.ko not found" ;;
+		port) path=/srpt/port/ib_srpt.ko
+			[ -f "$path" ] || fail "no port module passed in ($path)" ;;
+		*) fail "load_srpt: which driver is '$which'? (intree or port)" ;;
+		esac
+		step "load ib_srpt ($which, by path: SRPT=$SRPT)"
+		modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe ib_srpt's dependencies"
+		if ! out=$(insmod "$path" 2>&1); then
+			echo "$out"
+			fail "insmod $path failed ($which): ${out:-no message}"
+		fi
+		[ -d /sys/module/ib_srpt ] || fail "ib_srpt not loaded after insmod $path"
+		echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
 	fi
 	ok "ib_srpt loaded ($path)"
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
@@ -264,6 +316,14 @@ srp_logout() {
 	wait_for 20 "hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
 		fail "srp remote ports still present after delete"
 	ok "initiator logged out"
+}
+
+# wait_initiator_gone: after the target's device went away, ib_srp
+# removes its remote ports by itself; says so if it has not within 30 s
+# (not a failure: ib_srp's timing, not the target's).
+wait_initiator_gone() {
+	wait_for 30 "initiator hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
+		echo "srp remote ports still present: $(ls /sys/class/srp_remote_ports/)"
 }
 
 # wait until the target has released its channels (no RC QPs left)
@@ -497,7 +557,7 @@ check_dmesg() {
 # report, whoever allocated it.
 check_kmemleak() {
 	local f=/sys/kernel/debug/kmemleak n
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	mount_debugfs 2>/dev/null
 	[ -e "$f" ] || return 0
 	step "kmemleak scan after teardown"
 	echo scan >"$f" || fail "kmemleak scan failed (kmemleak disabled? dmesg)"

@@ -31,15 +31,6 @@ targetcli /backstores/block create name=nb0 dev=/dev/nullb0 >/dev/null 2>&1
 [ -n "$(ls -d $CFG/core/iblock_*/nb0 2>/dev/null)" ] || fail "no iblock backstore"
 ok "rd0 (LUN 0) and nb0 (LUN 1) created"
 
-load_side() { # load_side intree|port
-	if [ "$1" = port ]; then
-		[ -f /srpt/port/ib_srpt.ko ] || fail "BENCH_B=port but no port module was passed in"
-		insmod /srpt/port/ib_srpt.ko || fail "insmod port ib_srpt.ko"
-	else
-		modprobe ib_srpt || fail "modprobe in-tree ib_srpt"
-	fi
-	[ -d $SRPT_CFG ] || mkdir $SRPT_CFG || fail "srpt fabric not registered ($1)"
-}
 attach_side() {
 	targetcli >/tmp/tc.out 2>&1 <<TC
 set global auto_cd_after_create=false
@@ -78,7 +69,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	for side in A B; do
 		drv=intree; [ $side = B ] && drv=$B
 		step "round $r side $side ($drv)"
-		load_side $drv
+		load_srpt "$drv" # SRPT=intree: the in-tree driver by modprobe, the port by path
 		attach_side
 		GUID=$(srpt_guid rxe0)
 		# shellcheck disable=SC2059

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Scenario controlpath (issue 5): in ONE guest, the in-tree ib_srpt and the
+# Scenario controlpath: in ONE guest, the in-tree ib_srpt and the
 # port are configured the same way, one after the other, and must be
 # indistinguishable to configfs users:
 #   - the srpt configfs tree (entries, modes, values) on a fresh mkdir and
@@ -25,19 +25,6 @@ TGT_PORT=$(gid_hex rxe1)
 INI_ID=$(gid_hex rxe0)
 GUID_NAME=$(sed 's/^\(....\)\(....\)\(....\)\(....\)$/\1:\2:\3:\4/' <<<"${TGT_PORT:16}")
 mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-
-load_driver() { # intree|port
-	modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe dependencies"
-	if [ "$1" = intree ]; then
-		insmod "$INTREE_KO" || fail "insmod $INTREE_KO"
-	else
-		modprobe ib_srpt || fail "modprobe ib_srpt (port)"
-		case $(modinfo -n ib_srpt) in */updates/*) ;; *) fail "port not in updates/";; esac
-	fi
-	mkdir -p $SRPT_CFG 2>/dev/null
-	[ -d $SRPT_CFG/discovery_auth ] || fail "$1: no srpt fabric in configfs"
-	ok "$1 ib_srpt loaded, fabric registered"
-}
 
 unload_driver() {
 	[ "$(cat /sys/module/ib_srpt/refcnt)" = 0 ] ||
@@ -160,7 +147,7 @@ run_driver() { # intree|port
 	local drv=$1 D=$OUT/$1
 	mkdir -p "$D"
 	step "$drv: fresh tree"
-	load_driver "$drv"
+	load_srpt "$drv" # intree: by path; port: modprobe, from updates/
 	{ echo "## params"; for f in /sys/module/ib_srpt/parameters/*; do
 		echo "$(basename "$f") [$(stat -c %a "$f")] = $(cat "$f")"; done; } >"$D/params.txt"
 	dump_tree >"$D/fresh.txt"
@@ -215,8 +202,7 @@ hotplug() {
 	ok "configfs usable after device removal"
 	target_teardown
 	mkdir -p $SRPT_CFG
-	run "rdma link add rxe1" rdma link add rxe1 type rxe netdev veth1
-	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || fail "rxe1 not active again"
+	readd_rxe1
 	targetcli_config "$TGT_PORT" "$INI_ID" 16 16
 	set_rdma_cm_port
 	ok "port configured again on the re-added device"

@@ -5,20 +5,18 @@
 say() { echo; echo ">>> $*"; }
 show() { echo "\$ $*"; "$@" 2>&1 | sed 's/^/    /'; return "${PIPESTATUS[0]}"; }
 
+say "set up: soft-RoCE (rdma_rxe on a veth pair), the SRP target driver (SRPT=$SRPT),"
+echo "    with targetcli a 64 MiB ramdisk + 64 MiB file LUN and an ACL for the initiator"
+single_host_target "dest=$TGT_IP4:$RDMA_CM_PORT" >/tmp/setup.out
+grep -E '^/>|ok:' /tmp/setup.out
 say "soft-RoCE: rdma_rxe devices on a veth pair"
-setup_veth_rxe >/dev/null
 show rdma link show
-say "load the SRP target driver (SRPT=$SRPT)"
-load_srpt | grep ok:
+say "the SRP target driver (SRPT=$SRPT)"
 show sh -c 'modinfo -n ib_srpt; cat /sys/module/ib_srpt/parameters/*'
-TGT_PORT=$(gid_hex rxe1); INI_ID=$(gid_hex rxe1); GUID=$(srpt_guid rxe0)
-say "configure with targetcli: 64 MiB ramdisk + 64 MiB file LUN, ACL for the initiator"
-targetcli_config "$TGT_PORT" "$INI_ID" 64 64 | grep -E '^/>|ok:'
-set_rdma_cm_port
+say "its configuration (targetcli)"
 show targetcli ls /srpt
 say "log in with ib_srp over RDMA/CM"
-srp_login rxe1 "id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT" >/tmp/l.out ||
-	fail "login: $LOGIN_ERR"
+srp_login rxe1 "$LOGIN" >/tmp/l.out || fail "login: $LOGIN_ERR"
 cat /tmp/l.out
 show lsscsi
 say "make a filesystem on the file-backed LUN ($DEV_LUN1), mount it, write files"

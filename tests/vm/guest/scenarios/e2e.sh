@@ -2,20 +2,9 @@
 # Scenario e2e: one guest, rxe0 (target) and rxe1 (initiator) on a veth pair.
 . /srpt/lib.sh
 
-setup_veth_rxe
-load_srpt
-TGT_PORT=$(gid_hex rxe1)        # exported port: rxe1 (see setup_veth_rxe)
-INI_ID=$(gid_hex rxe1)          # initiator_ext = GID prefix -> port id = GID 0
-GUID=$(srpt_guid rxe0)
-echo "target port ib.$TGT_PORT, initiator id 0x$INI_ID, service guid $GUID"
-# LUN 2: iblock on a memory-backed null_blk, the kind of LUN most
-# deployments export (completes asynchronously, takes the data as bio
-# segments: docs/data-integrity.md).
-load_nullb
-TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
-set_rdma_cm_port
-
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16}"
+# LUN 2 (--nullb): iblock on a memory-backed null_blk. LOGIN without
+# dest=: the logins below dial IPv4 and IPv6.
+single_host_target --nullb
 
 step "login over RDMA/CM IPv4 ($TGT_IP4:$RDMA_CM_PORT)"
 srp_login rxe1 "$LOGIN,dest=$TGT_IP4:$RDMA_CM_PORT" 3 || fail "IPv4 login failed: $LOGIN_ERR"

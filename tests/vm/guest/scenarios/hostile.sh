@@ -33,17 +33,9 @@ HOSTILE_FUZZ_SECONDS=${HOSTILE_FUZZ_SECONDS:-0}
 HOSTILE_FUZZ_SEED=${HOSTILE_FUZZ_SEED:-1}
 [ -x "$TOOL" ] || fail "no $TOOL in the payload"
 
-setup_veth_rxe
-load_srpt
-TGT_PORT=$(gid_hex rxe1)
-INI_ID=$(gid_hex rxe1)
-GUID=$(srpt_guid rxe0)
-# LUN 2: iblock on a memory-backed null_blk, for the cases whose damage
-# only a block device shows (--block-lun: odd_split_*).
-load_nullb
-TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
-set_rdma_cm_port
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+# LUN 2 (--nullb): iblock on a memory-backed null_blk, for the cases whose
+# damage only a block device shows (--block-lun: odd_split_*).
+single_host_target --nullb "dest=$TGT_IP4:$RDMA_CM_PORT"
 TARGS=(--addr "$TGT_IP4" --port "$RDMA_CM_PORT" --ini "$INI_ID" --tgt "$GUID$GUID" --timeout "$HOSTILE_TIMEOUT_MS" --block-lun 2)
 mkdir -p "$OUT/cases"
 modprobe -a sd_mod sg

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Scenario modparams (issue 5): the port's module parameters given to
+# Scenario modparams: the port's module parameters given to
 # modprobe. Needs SRPT=port.
 . /srpt/lib.sh
 

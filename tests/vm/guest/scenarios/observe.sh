@@ -14,12 +14,12 @@
 . /srpt/lib.sh
 
 [ "$SRPT" = port ] || fail "observe checks the port's tracepoints and ACL info: run it with SRPT=port"
-single_host_target
+single_host_target "dest=$TGT_IP4:$RDMA_CM_PORT"
 ACL=0x$INI_ID
 
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs tracefs $T || fail "cannot mount tracefs"
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+mount_debugfs
 [ -d $T/events/ib_srpt ] || fail "no ib_srpt events in $T/events"
 ls $T/events/ib_srpt | tee "$OUT/events.txt"
 for e in srpt_login srpt_channel_state srpt_disconnect srpt_iu_wait srpt_iu_resume \
@@ -38,12 +38,11 @@ echo 2 >/sys/kernel/debug/ib_srpt/test_send_ctx_limit
 echo 16384 >$T/buffer_size_kb
 : >$T/trace
 echo 1 >$T/events/ib_srpt/enable
-BAD="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
-BAD=${BAD/id_ext=$GUID/id_ext=0123456789abcdef}
+BAD=${LOGIN/id_ext=$GUID/id_ext=0123456789abcdef}
 BAD=${BAD/ioc_guid=$GUID/ioc_guid=0123456789abcdef}
 if srp_login rxe1 "$BAD" 2>/dev/null; then fail "a login to the wrong target port was accepted"; fi
 ok "login with a wrong target port id refused: $LOGIN_ERR"
-srp_login rxe1 "$LOGIN,dest=$TGT_IP4:$RDMA_CM_PORT" 2 || fail "login failed: $LOGIN_ERR"
+srp_login rxe1 "$LOGIN" 2 || fail "login failed: $LOGIN_ERR"
 dd_cmp "$DEV_LUN0" 4 0
 fio --name=qd16 --filename="$DEV_LUN0" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=16 --size=8M --io_size=8M --verify=crc32c \

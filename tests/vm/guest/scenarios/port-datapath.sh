@@ -1,6 +1,6 @@
 #!/bin/bash
-# Scenario port-datapath (SRPT=port): the data-path checks of issue 6 that
-# e2e does not make, read from the port's debugfs counters
+# Scenario port-datapath (SRPT=port): the data-path checks that e2e does
+# not make, read from the port's debugfs counters
 # (/sys/kernel/debug/ib_srpt/<session>-<id>/stats, docs/data-path.md):
 #  1. the wait list in the real kernel: debugfs test_send_ctx_limit 4 gives
 #     each channel 4 send contexts for 128 credits; fio at QD 64 must make
@@ -23,58 +23,28 @@
 #  3. relogin loop: login, dd+cmp, logout, RELOGINS times; the module
 #     refcount and slab usage come back to their baseline.
 . /srpt/lib.sh
+. /srpt/stats.sh
 
 [ "$SRPT" = port ] || fail "port-datapath checks the port's debugfs counters and test knobs: run it with SRPT=port"
 RELOGINS=${RELOGINS:-20}
 
-setup_veth_rxe
-load_srpt
-TGT_PORT=$(gid_hex rxe1)
-INI_ID=$(gid_hex rxe1)
-GUID=$(srpt_guid rxe0)
-targetcli_config "$TGT_PORT" "$INI_ID"
-set_rdma_cm_port
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT,ch_count=2"
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-DBG=/sys/kernel/debug/ib_srpt
+single_host_target "dest=$TGT_IP4:$RDMA_CM_PORT,ch_count=2"
+mount_debugfs
 KNOB=$DBG/test_send_ctx_limit
 [ -w "$KNOB" ] || fail "no test knob $KNOB"
 DELAY=$DBG/test_send_done_delay_us
 [ -w "$DELAY" ] || fail "no test knob $DELAY"
 
-stat_of() { awk -v k="$2" '$1==k{print $2}' "$1"; }
-stat_sum() { # stat_sum NAME: over every channel
-	local f s=0
-	for f in "$DBG"/*/stats; do s=$((s + $(stat_of "$f" "$1"))); done
-	echo $s
-}
-show_stats() {
-	local f
-	for f in "$DBG"/*/stats; do
-		echo "-- $f"
-		tr '\n' ' ' <"$f"; echo
-	done | tee -a "$OUT/stats.txt"
-}
-# Idle channels hold every credit and every send context.
-credits_conserved() {
-	local f
-	for f in "$DBG"/*/stats; do
-		[ "$(stat_of "$f" req_lim)" = "$(stat_of "$f" credits)" ] || return 1
-		[ "$(stat_of "$f" in_flight)" = 0 ] || return 1
-		[ "$(stat_of "$f" send_ctx_free)" = "$(stat_of "$f" send_ctx_total)" ] || return 1
-		[ "$(stat_of "$f" wait_depth)" = 0 ] || return 1
-		[ "$(stat_of "$f" credit_violations)" = 0 ] || return 1
-		[ "$(stat_of "$f" send_done_held)" = 0 ] || return 1
-	done
-}
-nchannels() { ls "$DBG"/*/stats 2>/dev/null | wc -l; }
 # snapshot_received FILE: "<channel dir> <ius_received>" per channel
 snapshot_received() {
 	local f
 	for f in "$DBG"/*/stats; do echo "$(basename "$(dirname "$f")") $(stat_of "$f" ius_received)"; done | sort >"$1"
 }
+# Idle channels hold every credit and every send context (stats.sh), no
+# credit violation, no send completion held.
 check_credits() {
-	wait_for 10 "credits back" credits_conserved || { show_stats; fail "$1: credits or send contexts not returned"; }
+	wait_for 10 "credits back" credits_conserved credit_violations send_done_held ||
+		{ show_stats; fail "$1: credits or send contexts not returned"; }
 	ok "$1: every credit and send context returned"
 }
 

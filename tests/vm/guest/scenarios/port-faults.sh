@@ -30,7 +30,7 @@
 . /srpt/lib.sh
 
 [ "$SRPT" = port ] || fail "port-faults injects into the port's glue: run it with SRPT=port"
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+mount_debugfs
 FI=/sys/kernel/debug/fail_function
 [ -d "$FI" ] || fail "no $FI: port-faults needs the check-debug kernel (CONFIG_FAIL_FUNCTION)"
 
@@ -41,15 +41,7 @@ ALL_RATE=${FAULT_ALL_RATE:-5}
 TIMES=1000000
 
 slab_baseline
-setup_veth_rxe
-load_srpt
-TGT_PORT=$(gid_hex rxe1)
-INI_ID=$(gid_hex rxe1)
-GUID=$(srpt_guid rxe0)
-load_nullb
-TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID"
-set_rdma_cm_port
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+single_host_target --nullb "dest=$TGT_IP4:$RDMA_CM_PORT"
 ATTR=$SRPT_CFG/0x$TGT_PORT/tpgt_1/attrib/use_srq
 modprobe -a sd_mod sg ib_srp || fail "modprobe initiator"
 ADD=/sys/class/infiniband_srp/srp-rxe1-1/add_target
@@ -201,8 +193,7 @@ done
 link_cut() { # under fio: the exported device goes away and comes back
 	run "rdma link delete rxe1" rdma link delete rxe1
 	sleep 3
-	run "rdma link add rxe1" rdma link add rxe1 type rxe netdev veth1
-	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state || fail "rxe1 not active again"
+	readd_rxe1
 	# the initiator's port on rxe1 went with it: ib_srp adds it back
 	wait_for 10 "ib_srp port on rxe1" test -e "$ADD" || fail "no $ADD after rdma link add"
 }

@@ -14,14 +14,7 @@
 
 slab_baseline
 
-setup_veth_rxe
-load_srpt
-TGT_PORT=$(gid_hex rxe1)
-INI_ID=$(gid_hex rxe1)
-GUID=$(srpt_guid rxe0)
-targetcli_config "$TGT_PORT" "$INI_ID"
-set_rdma_cm_port
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+single_host_target "dest=$TGT_IP4:$RDMA_CM_PORT"
 
 step "login, fio, then rdma link delete rxe1"
 srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
@@ -64,17 +57,14 @@ if [ -e "$DEV_LUN0" ] && [ ! -b "$DEV_LUN0" ]; then
 fi
 wait_target_idle 30
 if [ "$SRPT" = port ]; then
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	mount_debugfs
 	[ -z "$(ls /sys/kernel/debug/ib_srpt/*/stats 2>/dev/null)" ] || fail "channels left: $(ls /sys/kernel/debug/ib_srpt)"
 	ok "no channel left in debugfs"
 fi
-wait_for 30 "initiator hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
-	echo "srp remote ports still present: $(ls /sys/class/srp_remote_ports/)"
+wait_initiator_gone
 
 step "re-add rxe1, configure again, log in"
-run "rxe1 on veth1 again" rdma link add rxe1 type rxe netdev veth1
-wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state ||
-	fail "rxe1 port not ACTIVE after re-adding"
+readd_rxe1
 target_teardown
 targetcli_config "$TGT_PORT" "$INI_ID"
 set_rdma_cm_port

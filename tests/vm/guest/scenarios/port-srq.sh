@@ -16,50 +16,14 @@
 #     the channels go first, then the SRQ, before the PD (no WARN);
 #  4. rxe1 back, teardown, unload, clean dmesg.
 . /srpt/lib.sh
+. /srpt/stats.sh
 
 [ "$SRPT" = port ] || fail "port-srq checks the port's debugfs counters: run it with SRPT=port"
 
-setup_veth_rxe
-load_srpt
-TGT_PORT=$(gid_hex rxe1)
-INI_ID=$(gid_hex rxe1)
-GUID=$(srpt_guid rxe0)
-targetcli_config "$TGT_PORT" "$INI_ID"
-set_rdma_cm_port
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+single_host_target "dest=$TGT_IP4:$RDMA_CM_PORT"
 ATTR=$SRPT_CFG/0x$TGT_PORT/tpgt_1/attrib/use_srq
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-DBG=/sys/kernel/debug/ib_srpt
+mount_debugfs
 
-stat_of() { awk -v k="$2" '$1==k{print $2}' "$1"; }
-stat_sum() { # stat_sum NAME: over every channel
-	local f s=0
-	for f in "$DBG"/*/stats; do s=$((s + $(stat_of "$f" "$1"))); done
-	echo $s
-}
-channels() { ls "$DBG"/*/stats 2>/dev/null; }
-show_stats() {
-	local f
-	for f in $(channels); do
-		echo "-- $f"
-		tr '\n' ' ' <"$f"; echo
-	done | tee -a "$OUT/stats.txt"
-}
-# every channel: STAT VALUE
-all_channels() {
-	local f
-	[ -n "$(channels)" ] || return 1
-	for f in $(channels); do [ "$(stat_of "$f" "$1")" = "$2" ] || return 1; done
-}
-credits_conserved() {
-	local f
-	for f in $(channels); do
-		[ "$(stat_of "$f" req_lim)" = "$(stat_of "$f" credits)" ] || return 1
-		[ "$(stat_of "$f" in_flight)" = 0 ] || return 1
-		[ "$(stat_of "$f" send_ctx_free)" = "$(stat_of "$f" send_ctx_total)" ] || return 1
-		[ "$(stat_of "$f" wait_depth)" = 0 ] || return 1
-	done
-}
 srq_lines() { dmesg | grep -c "ib_srpt: device rxe1: shared receive queue of"; }
 destroyed_lines() { dmesg | grep -c "shared receive queue destroyed"; }
 # QPs the kernel lists on ib_srpt's SRQ of rxe1 (`rdma res show srq`,
@@ -187,13 +151,10 @@ last_rel=$(dmesg | grep -n "channel [0-9]* released" | tail -1 | cut -d: -f1)
 last_srq=$(dmesg | grep -n "shared receive queue destroyed" | tail -1 | cut -d: -f1)
 [ -n "$last_rel" ] && [ "$last_srq" -gt "$last_rel" ] || fail "SRQ destroyed before the channels were released"
 ok "device removal: channels released, then the SRQ destroyed"
-wait_for 30 "initiator hosts gone" sh -c "[ -z \"\$(ls /sys/class/srp_remote_ports/ 2>/dev/null)\" ]" ||
-	echo "srp remote ports still present: $(ls /sys/class/srp_remote_ports/)"
+wait_initiator_gone
 
 step "4. rxe1 back, teardown"
-run "rxe1 on veth1 again" rdma link add rxe1 type rxe netdev veth1
-wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state ||
-	fail "rxe1 port not ACTIVE after re-adding"
+readd_rxe1
 target_teardown
 unload_all
 check_dmesg
