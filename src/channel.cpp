@@ -15,25 +15,6 @@
 namespace srpt
 {
 
-const char *ChannelStateName(ChannelState s)
-{
-	switch (s) {
-	case ChannelState::kConnecting:
-		return "connecting";
-	case ChannelState::kLive:
-		return "live";
-	case ChannelState::kDisconnecting:
-		return "disconnecting";
-	case ChannelState::kDraining:
-		return "draining";
-	case ChannelState::kReleasing:
-		return "releasing";
-	case ChannelState::kReleased:
-		return "released";
-	}
-	return "?";
-}
-
 const char *LioConnStateName(ChannelState s)
 {
 	switch (s) {

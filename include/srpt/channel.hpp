@@ -4,8 +4,9 @@
  * (in the glue, struct srpt_dp_ch), a LIO session, and the data path
  * (ChannelCore) bound to the kernel through KernelEnv.
  *
- * Channel state (ChannelState), changed only by TransitionTo() under
- * state_lock_, every move checked against kChannelTransitions:
+ * Channel state (ChannelState, core/channel_state.hpp), changed only by
+ * TransitionTo() under state_lock_, every move checked against
+ * kChannelTransitions:
  *
  *   kConnecting --RTU--> kLive
  *      |  \                 |  \
@@ -31,6 +32,7 @@
 
 #include <srpt/alloc.hpp>
 #include <srpt/core/channel_core.hpp>
+#include <srpt/core/channel_state.hpp>
 #include <srpt/core/iu_class.hpp>
 #include <srpt/datapath.h>
 #include <srpt/device_registry.hpp>
@@ -44,35 +46,6 @@
 namespace srpt
 {
 
-enum class ChannelState : uint8_t {
-	kConnecting,
-	kLive,
-	kDisconnecting,
-	kDraining,
-	kReleasing,
-	kReleased,
-};
-
-inline constexpr size_t kChannelStateCount = 6;
-
-inline constexpr bool
-    kChannelTransitions[kChannelStateCount][kChannelStateCount] = {
-	/*                  Conn   Live   Disc   Drain  Relsg  Reld */
-	/* kConnecting */ {false, true, true, true, true, false},
-	/* kLive */ {false, false, true, true, false, false},
-	/* kDisconnecting */ {false, false, false, true, false, false},
-	/* kDraining */ {false, false, false, false, true, false},
-	/* kReleasing */ {false, false, false, false, false, true},
-	/* kReleased */ {false, false, false, false, false, false},
-};
-
-constexpr bool IsLegalTransition(ChannelState from, ChannelState to)
-{
-	return kChannelTransitions[static_cast<size_t>(from)]
-				  [static_cast<size_t>(to)];
-}
-
-const char *ChannelStateName(ChannelState s);
 /*
  * @s as an LIO iSCSI connection state name (without TARG_CONN_STATE_),
  * the words rtslib parses from an ACL's info file for targetcli sessions.
