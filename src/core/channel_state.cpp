@@ -23,4 +23,19 @@ const char *ChannelStateName(ChannelState s)
 	return "?";
 }
 
+const char *ChannelPhaseName(ChannelPhase p)
+{
+	switch (p) {
+	case ChannelPhase::kConnecting:
+		return "connecting";
+	case ChannelPhase::kLive:
+		return "live";
+	case ChannelPhase::kClosing:
+		return "closing";
+	case ChannelPhase::kReleased:
+		return "released";
+	}
+	return "?";
+}
+
 } // namespace srpt
