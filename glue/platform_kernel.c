@@ -119,7 +119,6 @@ static const char *const srpt_lock_names[SRPT_LOCK_CLASS_COUNT] = {
 	[SRPT_LOCK_CHANNEL] = "srpt_channel",
 	[SRPT_LOCK_NEXUS] = "srpt_nexus",
 	[SRPT_LOCK_RDMA_CM_LISTENER] = "srpt_rdma_cm_listener",
-	[SRPT_LOCK_CHANNEL_STATE] = "srpt_channel_state",
 	[SRPT_LOCK_CHANNEL_REGISTRY] = "srpt_channel_registry",
 	[SRPT_LOCK_SEND_DONE_HOLD] = "srpt_send_done_hold",
 	[SRPT_LOCK_TEST] = "srpt_test",

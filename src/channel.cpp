@@ -15,25 +15,6 @@
 namespace srpt
 {
 
-const char *ChannelStateName(ChannelState s)
-{
-	switch (s) {
-	case ChannelState::kConnecting:
-		return "connecting";
-	case ChannelState::kLive:
-		return "live";
-	case ChannelState::kDisconnecting:
-		return "disconnecting";
-	case ChannelState::kDraining:
-		return "draining";
-	case ChannelState::kReleasing:
-		return "releasing";
-	case ChannelState::kReleased:
-		return "released";
-	}
-	return "?";
-}
-
 const char *LioConnStateName(ChannelState s)
 {
 	switch (s) {
@@ -94,12 +75,23 @@ Status KernelEnv::PostZeroLengthWrite()
 	return StatusFromErrno(srpt_dp_post_zlw(ch_->dp_));
 }
 
+/*
+ * A channel never published (a refused login: no id yet) is torn down
+ * through the same moves, untraced: nobody could see it.
+ */
+void KernelEnv::StateChanged(ChannelState from, ChannelState to)
+{
+	if (srpt_tracing() && ch_->id_ != 0)
+		srpt_trace_channel_state(ch_->name_, ch_->id_,
+					 ChannelStateName(from),
+					 ChannelStateName(to));
+}
+
 /* ---- setup ---------------------------------------------------------- */
 
 Channel::Channel(const ChannelParams &p)
-    : nexus_node(), registry_node(), core_(*this),
-      state_lock_(LockClass::kChannelState), device_(p.device), srq_(p.srq),
-      port_(p.port), cm_id_(p.cm_id), cm_(p.cm), login_(p.login),
+    : nexus_node(), registry_node(), core_(*this), device_(p.device),
+      srq_(p.srq), port_(p.port), cm_id_(p.cm_id), cm_(p.cm), login_(p.login),
       limits_(channel_limits(p.login, p.max_data_len)), credits_(p.credits),
       id_(0)
 {
@@ -245,46 +237,26 @@ void Channel::DestroyUnpublished()
 
 /* ---- state machine -------------------------------------------------- */
 
-bool Channel::TransitionTo(ChannelState next, ChannelState *previous)
-{
-	SpinLockGuard guard(state_lock_);
-	if (previous)
-		*previous = state_;
-	if (!IsLegalTransition(state_, next))
-		return false;
-	if (srpt_tracing())
-		srpt_trace_channel_state(name_, id_, ChannelStateName(state_),
-					 ChannelStateName(next));
-	state_ = next;
-	return true;
-}
-
-ChannelState Channel::state()
-{
-	SpinLockGuard guard(state_lock_);
-	return state_;
-}
-
+/* The IUs that arrived while connecting are served from the kick work. */
 void Channel::OnEstablished()
 {
-	ChannelState prev;
-	if (!TransitionTo(ChannelState::kLive, &prev)) {
+	const ChannelState prev = core_.TransitionTo(ChannelState::kLive);
+	if (!IsLegalTransition(prev, ChannelState::kLive)) {
 		SRPT_INFO(name_, "RTU in state %s ignored",
 			  ChannelStateName(prev));
 		return;
 	}
 	SRPT_INFO(name_, "channel %u live (%u credits)", id_, credits_);
-	(void)core_.OnRtu();
 }
 
 bool Channel::Disconnect(const char *why)
 {
-	if (!TransitionTo(ChannelState::kDisconnecting, nullptr))
+	const ChannelState next = ChannelState::kDisconnecting;
+	if (!IsLegalTransition(core_.TransitionTo(next), next))
 		return false;
 	SRPT_INFO(name_, "disconnecting channel %u: %s", id_, why);
 	if (srpt_tracing())
 		srpt_trace_disconnect(name_, id_, why);
-	(void)core_.Disconnect();
 	if (srpt_dp_cm_disconnect(dp_) != 0)
 		(void)Close("sending the disconnect request failed");
 	return true;
@@ -292,14 +264,13 @@ bool Channel::Disconnect(const char *why)
 
 bool Channel::Close(const char *why)
 {
-	ChannelState prev;
-	if (!TransitionTo(ChannelState::kDraining, &prev))
+	const ChannelState prev = core_.TransitionTo(ChannelState::kDraining);
+	if (!IsLegalTransition(prev, ChannelState::kDraining))
 		return false;
 	SRPT_INFO(name_, "closing channel %u (was %s): %s", id_,
 		  ChannelStateName(prev), why);
 	if (srpt_tracing())
 		srpt_trace_disconnect(name_, id_, why);
-	(void)core_.Disconnect();
 	const int rc = srpt_dp_qp_error(dp_);
 	if (rc != 0 || !IsOk(core_.PostDrainWrite())) {
 		SRPT_ERR(name_, "draining channel %u failed (%d): releasing",
@@ -309,10 +280,11 @@ bool Channel::Close(const char *why)
 	return true;
 }
 
+/* Flushed: the core moved to kReleasing in this call, once. */
 void Channel::OnZlwDone(bool ok)
 {
 	if (core_.OnZeroLengthWriteDone(ok) == ZlwOutcome::kReleaseChannel)
-		ScheduleRelease();
+		srpt_work_queue(release_work_);
 }
 
 void Channel::OnCmEvent(srpt_dp_cm_event event)
@@ -355,13 +327,13 @@ void Channel::OnCmEvent(srpt_dp_cm_event event)
  */
 void Channel::OnDisconnectRequest()
 {
-	ChannelState prev;
-	const bool changed = TransitionTo(ChannelState::kDisconnecting, &prev);
-	if (changed) {
+	const ChannelState prev =
+	    core_.TransitionTo(ChannelState::kDisconnecting);
+	const bool changed =
+	    IsLegalTransition(prev, ChannelState::kDisconnecting);
+	if (changed)
 		SRPT_INFO(name_, "DREQ received: disconnecting channel %u",
 			  id_);
-		(void)core_.Disconnect();
-	}
 	const int rc = srpt_dp_cm_drep(dp_);
 	if (rc != 0)
 		SRPT_INFO(name_, "answering the DREQ in state %s failed (%d)",
@@ -372,9 +344,9 @@ void Channel::OnDisconnectRequest()
 
 void Channel::ScheduleRelease()
 {
-	if (!TransitionTo(ChannelState::kReleasing, nullptr))
-		return;
-	srpt_work_queue(release_work_);
+	const ChannelState next = ChannelState::kReleasing;
+	if (IsLegalTransition(core_.TransitionTo(next), next))
+		srpt_work_queue(release_work_);
 }
 
 void Channel::KickWork(void *ctx)
@@ -419,11 +391,11 @@ void Channel::Release()
 	srpt_dp_ch_destroy(dp_, true);
 	dp_ = nullptr;
 	srpt_work_cancel_sync(kick_work_);
+	/* kReleasing -> kReleased. */
 	const uint32_t leaked = core_.Release();
 	if (leaked)
 		SRPT_ERR(name_, "%u send contexts not returned", leaked);
 	core_.Destroy();
-	(void)TransitionTo(ChannelState::kReleased, nullptr);
 	if (ChannelRegistry *reg = GetChannelRegistry())
 		reg->Remove(*this);
 	SRPT_INFO(name_, "channel %u released", id_);
@@ -484,9 +456,10 @@ void Channel::OnCompletionError(const char *what)
 
 void Channel::GetStats(srpt_dp_stats *out)
 {
+	/* State and phase from one snapshot: they cannot disagree. */
 	const ChannelStats st = core_.Stats();
 	*out = srpt_dp_stats{};
-	out->state = ChannelStateName(state());
+	out->state = ChannelStateName(st.state);
 	out->phase = ChannelPhaseName(st.phase);
 	out->req_lim = st.req_lim;
 	out->in_flight = st.in_flight;

@@ -4,8 +4,11 @@
  * (in the glue, struct srpt_dp_ch), a LIO session, and the data path
  * (ChannelCore) bound to the kernel through KernelEnv.
  *
- * Channel state (ChannelState), changed only by TransitionTo() under
- * state_lock_, every move checked against kChannelTransitions:
+ * The channel has one state, ChannelState (core/channel_state.hpp), kept
+ * by the core under the core's lock: every move below is one call of
+ * ChannelCore::TransitionTo(), checked against kChannelTransitions, and the
+ * data path stops serving IUs in that same move. The events that make the
+ * moves:
  *
  *   kConnecting --RTU--> kLive
  *      |  \                 |  \
@@ -15,22 +18,24 @@
  *      |        | Close()
  *      v        v
  *   kDraining: QP in ERR, zero-length write posted; its flushed completion
- *      |        (all earlier WRs completed) schedules the release work
- *      v
+ *      |        (all earlier WRs completed) moves the core to kReleasing,
+ *      v        and OnZlwDone() queues the release work
  *   kReleasing: release work: stop the session and wait for its commands,
  *      |        remove it, drain and destroy QP/CQ, destroy the cm_id,
  *      v        free rings
- *   kReleased (then the Channel is freed)
+ *   kReleased: ChannelCore::Release() (then the Channel is freed)
  *
  * Close() from kConnecting/kLive/kDisconnecting; a failed drain post goes
  * straight to kReleasing. CM events arriving in kDraining or later change
- * nothing: the state machine absorbs them.
+ * nothing: the table absorbs them. Each move is traced (srpt_channel_state)
+ * under the core's lock, through KernelEnv::StateChanged.
  */
 #ifndef SRPT_CHANNEL_HPP
 #define SRPT_CHANNEL_HPP
 
 #include <srpt/alloc.hpp>
 #include <srpt/core/channel_core.hpp>
+#include <srpt/core/channel_state.hpp>
 #include <srpt/core/iu_class.hpp>
 #include <srpt/core_api.h>
 #include <srpt/device_registry.hpp>
@@ -45,35 +50,6 @@
 namespace srpt
 {
 
-enum class ChannelState : uint8_t {
-	kConnecting,
-	kLive,
-	kDisconnecting,
-	kDraining,
-	kReleasing,
-	kReleased,
-};
-
-inline constexpr size_t kChannelStateCount = 6;
-
-inline constexpr bool
-    kChannelTransitions[kChannelStateCount][kChannelStateCount] = {
-	/*                  Conn   Live   Disc   Drain  Relsg  Reld */
-	/* kConnecting */ {false, true, true, true, true, false},
-	/* kLive */ {false, false, true, true, false, false},
-	/* kDisconnecting */ {false, false, false, true, false, false},
-	/* kDraining */ {false, false, false, false, true, false},
-	/* kReleasing */ {false, false, false, false, false, true},
-	/* kReleased */ {false, false, false, false, false, false},
-};
-
-constexpr bool IsLegalTransition(ChannelState from, ChannelState to)
-{
-	return kChannelTransitions[static_cast<size_t>(from)]
-				  [static_cast<size_t>(to)];
-}
-
-const char *ChannelStateName(ChannelState s);
 /*
  * @s as an LIO iSCSI connection state name (without TARG_CONN_STATE_),
  * the words rtslib parses from an ACL's info file for targetcli sessions.
@@ -105,6 +81,8 @@ public:
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
 	void ResponseLost();
+	/* Traces the move (srpt_channel_state). Core lock held. */
+	void StateChanged(ChannelState from, ChannelState to);
 
 private:
 	/* Parses @r and resets what the channel keeps for @s's command. */
@@ -161,7 +139,7 @@ public:
 	bool has_session() const;
 
 	/* ---- state machine (process context unless noted) ---- */
-	ChannelState state();
+	ChannelState state() { return core_.state(); }
 	/* RTU / ESTABLISHED. */
 	void OnEstablished();
 	/*
@@ -219,7 +197,7 @@ private:
 	explicit Channel(const ChannelParams &p);
 	~Channel();
 
-	bool TransitionTo(ChannelState next, ChannelState *previous);
+	/* The move to kReleasing, then the release work (a failed drain). */
 	void ScheduleRelease();
 	static void ReleaseWork(void *ctx);
 	static void KickWork(void *ctx);
@@ -236,10 +214,8 @@ private:
 			    wire::TskMgmtRspCode code);
 	bool Valid(uint32_t index) { return index < core_.send_ring().size(); }
 
+	/* The data path, and the channel's state under its lock. */
 	ChannelCore<KernelEnv> core_;
-	SpinLock state_lock_;
-	ChannelState
-	    state_ SRPT_GUARDED_BY(state_lock_) = ChannelState::kConnecting;
 	srpt_dp_ch *dp_ = nullptr;
 	Device *device_;
 	SharedRecvQueue *srq_; /* a reference on the device's SRQ, or nullptr */

@@ -23,7 +23,6 @@ enum class LockClass : int {
 	kChannel = SRPT_LOCK_CHANNEL,
 	kNexus = SRPT_LOCK_NEXUS,
 	kRdmaCmListener = SRPT_LOCK_RDMA_CM_LISTENER,
-	kChannelState = SRPT_LOCK_CHANNEL_STATE,
 	kChannelRegistry = SRPT_LOCK_CHANNEL_REGISTRY,
 	kSendDoneHold = SRPT_LOCK_SEND_DONE_HOLD,
 	kTest = SRPT_LOCK_TEST,

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <srpt/core/channel_core.hpp>
 #include <srpt/core/cmd_state.hpp>
 #include <srpt/core/ioctx_ring.hpp>
 
@@ -42,21 +41,6 @@ const char *RecvStateName(RecvState s)
 		return "handling";
 	case RecvState::kHeldByCmd:
 		return "held-by-cmd";
-	}
-	return "?";
-}
-
-const char *ChannelPhaseName(ChannelPhase p)
-{
-	switch (p) {
-	case ChannelPhase::kConnecting:
-		return "connecting";
-	case ChannelPhase::kLive:
-		return "live";
-	case ChannelPhase::kClosing:
-		return "closing";
-	case ChannelPhase::kReleased:
-		return "released";
 	}
 	return "?";
 }

@@ -111,6 +111,7 @@ struct NullEnv {
 	void PutCmd(SendCtx &s) { core->ReleaseCmd(s); }
 	void KickWaitList() {}
 	void ResponseLost() {}
+	void StateChanged(ChannelState, ChannelState) {}
 };
 
 void BM_ChannelCommand(benchmark::State &state)

@@ -31,6 +31,10 @@ inline void PrintTo(Status s, std::ostream *os)
 {
 	*os << "Status(" << static_cast<int>(s) << ")";
 }
+inline void PrintTo(ChannelState s, std::ostream *os)
+{
+	*os << ChannelStateName(s);
+}
 } // namespace srpt
 
 namespace srpt::test
@@ -70,6 +74,7 @@ struct FakeEnv {
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
 	void ResponseLost();
+	void StateChanged(ChannelState from, ChannelState to);
 };
 
 using TestCore = ChannelCore<FakeEnv>;
@@ -109,6 +114,13 @@ struct Served {
 	SendCtx *s;
 };
 
+/* A move of the channel state, as the core reported it. */
+struct StateMove {
+	ChannelState from;
+	ChannelState to;
+	bool operator==(const StateMove &) const = default;
+};
+
 struct Harness {
 	TestCore core{FakeEnv{this}};
 	FakeSrq *srq = nullptr;
@@ -136,6 +148,13 @@ struct Harness {
 	std::function<void(SendCtx &)> on_put;
 	int kicks = 0;
 	int responses_lost = 0; /* ResponseLost calls (the channel disconnects) */
+	/* Every state move, in order (StateChanged, under the core's lock). */
+	std::vector<StateMove> state_moves;
+	/*
+	 * Runs in StateChanged, with the core's lock held: it may look at the
+	 * harness, not call into the core.
+	 */
+	std::function<void(ChannelState, ChannelState)> on_state_change;
 	alignas(SRPT_WORK_ALIGN) unsigned char work[SRPT_WORK_SIZE];
 	bool destroyed = false;
 
@@ -395,6 +414,13 @@ inline void FakeEnv::KickWaitList()
 inline void FakeEnv::ResponseLost()
 {
 	h->responses_lost++;
+}
+
+inline void FakeEnv::StateChanged(ChannelState from, ChannelState to)
+{
+	h->state_moves.push_back({from, to});
+	if (h->on_state_change)
+		h->on_state_change(from, to);
 }
 
 } // namespace srpt::test

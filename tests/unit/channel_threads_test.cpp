@@ -94,6 +94,7 @@ struct ThreadEnv {
 	void KickWaitList();
 	/* PostResponse never fails here. */
 	void ResponseLost() { ADD_FAILURE() << "a response was lost"; }
+	void StateChanged(ChannelState, ChannelState) {}
 };
 
 struct CqEvent {

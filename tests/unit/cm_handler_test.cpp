@@ -346,6 +346,58 @@ TEST_F(DataPathFixture, CloseDrainsThenReleasesInTheWorkItem)
 	EXPECT_EQ(GetChannelRegistry()->Count(), 0u);
 }
 
+/*
+ * One state, kept by the core: the flushed drain marker, which the core
+ * handles alone, shows in the channel's state at once, the debugfs state
+ * and phase come from one snapshot, and the release work is queued once.
+ */
+TEST_F(DataPathFixture, FlushedDrainMarkerShowsInTheChannelState)
+{
+	host::SetTracing(true);
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	srpt_dp_stats st{};
+	const auto expect_stats = [&](const char *state, const char *phase) {
+		srpt_core_dp_get_stats(ch, &st);
+		EXPECT_STREQ(st.state, state);
+		EXPECT_STREQ(st.phase, phase);
+	};
+	expect_stats("live", "live");
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
+	expect_stats("disconnecting", "closing");
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	EXPECT_EQ(ch->state(), ChannelState::kDraining);
+	expect_stats("draining", "closing");
+	EXPECT_EQ(host::PendingWork(), 0u);
+	srpt_core_dp_zlw_done(ch, false);
+	EXPECT_EQ(ch->state(), ChannelState::kReleasing);
+	expect_stats("releasing", "closing");
+	EXPECT_EQ(host::PendingWork(), 1u);
+	/* Late events: absorbed, no second release. */
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_TIMEWAIT_EXIT);
+	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
+	EXPECT_EQ(ch->state(), ChannelState::kReleasing);
+	EXPECT_EQ(host::PendingWork(), 1u);
+	const std::string s = ch->name(), id = std::to_string(ch->id());
+	const std::string moves[] = {"connecting->live", "live->disconnecting",
+				     "disconnecting->draining",
+				     "draining->releasing",
+				     "releasing->released"};
+	EXPECT_EQ(host::RunPendingWork(), 1u);
+	EXPECT_TRUE(f.destroyed);
+	std::vector<std::string> seen;
+	for (const std::string &e : host::TraceEvents())
+		if (e.rfind("channel_state ", 0) == 0)
+			seen.push_back(e);
+	ASSERT_EQ(seen.size(), 5u);
+	for (size_t i = 0; i < 5; i++)
+		EXPECT_EQ(seen[i], "channel_state session=" + s + " ch=" + id +
+				       " " + moves[i]);
+	host::SetTracing(false);
+}
+
 TEST_F(DataPathFixture, CommandRoundTripReturnsTheCredit)
 {
 	Channel *ch = LiveChannel();

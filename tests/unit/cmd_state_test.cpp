@@ -257,17 +257,34 @@ TEST(CmdState, SecondResponseForOneCommandIsRefused)
 	h.Teardown();
 }
 
+/*
+ * The phase has no table of its own: its moves are those of the channel
+ * state table seen through PhaseOf(). They are the data path's old ones.
+ */
+bool PhaseCanMove(ChannelPhase from, ChannelPhase to)
+{
+	for (size_t i = 0; i < kChannelStateCount; i++)
+		for (size_t j = 0; j < kChannelStateCount; j++) {
+			const auto a = static_cast<ChannelState>(i);
+			const auto b = static_cast<ChannelState>(j);
+			if (IsLegalTransition(a, b) && PhaseOf(a) == from &&
+			    PhaseOf(b) == to)
+				return true;
+		}
+	return false;
+}
+
 TEST(ChannelPhase, Table)
 {
 	using P = ChannelPhase;
-	EXPECT_TRUE(IsLegalTransition(P::kConnecting, P::kLive));
-	EXPECT_TRUE(IsLegalTransition(P::kConnecting, P::kClosing));
-	EXPECT_TRUE(IsLegalTransition(P::kLive, P::kClosing));
-	EXPECT_TRUE(IsLegalTransition(P::kClosing, P::kReleased));
-	EXPECT_FALSE(IsLegalTransition(P::kLive, P::kConnecting));
-	EXPECT_FALSE(IsLegalTransition(P::kClosing, P::kLive));
-	EXPECT_FALSE(IsLegalTransition(P::kReleased, P::kLive));
-	EXPECT_FALSE(IsLegalTransition(P::kLive, P::kLive));
+	EXPECT_TRUE(PhaseCanMove(P::kConnecting, P::kLive));
+	EXPECT_TRUE(PhaseCanMove(P::kConnecting, P::kClosing));
+	EXPECT_TRUE(PhaseCanMove(P::kLive, P::kClosing));
+	EXPECT_TRUE(PhaseCanMove(P::kClosing, P::kReleased));
+	EXPECT_FALSE(PhaseCanMove(P::kLive, P::kConnecting));
+	EXPECT_FALSE(PhaseCanMove(P::kClosing, P::kLive));
+	EXPECT_FALSE(PhaseCanMove(P::kReleased, P::kLive));
+	EXPECT_FALSE(PhaseCanMove(P::kLive, P::kLive));
 }
 
 TEST(ChannelPhase, RtuAfterDisconnectIsRefused)

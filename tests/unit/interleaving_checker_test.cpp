@@ -19,9 +19,14 @@
  *     drainer running and no kick pending);
  *   - send contexts in use == commands the target core holds; the send-
  *     queue budget matches the WRs posted;
- *   - every command-state move is legal.
+ *   - every command-state move is legal;
+ *   - the channel state is the model's (connecting, live, or closing once
+ *     disconnected), and no IU is handed to the target core after the
+ *     disconnect: the data path stops in the same move, also when the
+ *     disconnect comes while a drainer has dropped the lock.
  * At the end the channel is driven to quiescence, released and freed: no
- * command, context, receive buffer or allocation may be left.
+ * command, context, receive buffer or allocation may be left, and the
+ * channel must have reached kReleased through a chain of legal moves.
  *
  * On failure the seed is printed; SRPT_CHECKER_SEED=<seed> replays exactly
  * that schedule, SRPT_CHECKER_SCHEDULES=<n> changes how many run.
@@ -54,6 +59,11 @@ struct Params {
 	unsigned p_abort;     /* weight of aborts */
 	unsigned p_fail_post; /* % of response posts that fail */
 	bool disconnect;      /* disconnect at a random step */
+	/*
+	 * ... preferably while a drainer has dropped the lock (if none does
+	 * within a few steps, at a step of its own)
+	 */
+	bool disconnect_in_handoff;
 	/* % of hand-offs during which another context runs an event */
 	unsigned p_concurrent;
 };
@@ -82,7 +92,7 @@ struct Coverage {
 	uint64_t schedules = 0, steps = 0, ius = 0, waited = 0, kicks = 0,
 		 queue_full = 0, deferred = 0, aborts = 0, disconnects = 0,
 		 post_failures = 0, release_before_completion = 0,
-		 max_wait_depth = 0, concurrent = 0;
+		 max_wait_depth = 0, concurrent = 0, concurrent_disconnects = 0;
 };
 Coverage g_cov;
 
@@ -161,6 +171,9 @@ private:
 			trace_.erase(trace_.begin());
 	}
 
+	/* Steps a disconnect_in_handoff schedule waits for a hand-off. */
+	static constexpr unsigned kHandoffWait = 30;
+
 	unsigned Rand(unsigned n) { return static_cast<unsigned>(rng_() % n); }
 	/* Send-queue slots for data: the queue less the drain write's. */
 	unsigned Cap() const { return p_.sq_size - 1; }
@@ -184,7 +197,18 @@ private:
 				Fail("send context handed out twice");
 			cmds_[&s] = c;
 		};
-		h_->on_handoff = [this] { MaybeConcurrent(); };
+		h_->on_handoff = [this] {
+			if (closing_)
+				Fail("IU handed to the target core after the "
+				     "disconnect");
+			MaybeConcurrent();
+		};
+		/* Under the core's lock: only the model is touched. */
+		h_->on_state_change = [this](ChannelState from,
+					     ChannelState to) {
+			Log(std::string("  state ") + ChannelStateName(from) +
+			    " -> " + ChannelStateName(to));
+		};
 		h_->on_execute = [this](SendCtx &s) {
 			cmds_[&s].phase = Phase::kExecuting;
 		};
@@ -456,7 +480,7 @@ private:
 		if (nesting_ >= 2 || !Percent(p_.p_concurrent) ||
 		    !error_.empty())
 			return;
-		enum { kProg, kAbrt, kSnd, kRsp, kDlv, kCpl };
+		enum { kProg, kAbrt, kSnd, kRsp, kDlv, kCpl, kDsc };
 		std::vector<int> ev;
 		if (!Actionable().empty())
 			ev.push_back(kProg);
@@ -470,6 +494,10 @@ private:
 			ev.push_back(kDlv);
 		if (in_work_ && CanComplete())
 			ev.push_back(kCpl);
+		/* The CM disconnects while a drainer has dropped the lock. */
+		if (!closing_ && p_.disconnect_in_handoff &&
+		    step_ >= disconnect_at_)
+			ev.push_back(kDsc);
 		if (ev.empty())
 			return;
 		nesting_++;
@@ -497,6 +525,10 @@ private:
 			break;
 		case kCpl:
 			Complete();
+			break;
+		case kDsc:
+			g_cov.concurrent_disconnects++;
+			Disconnect();
 			break;
 		}
 		nesting_--;
@@ -537,7 +569,9 @@ private:
 			ev.push_back({kAbort, closing_ ? 20 : p_.p_abort});
 		if (host::PendingWork() > 0)
 			ev.push_back({kWork, 15});
-		if (!settling && !closing_ && step_ >= disconnect_at_)
+		if (!settling && !closing_ &&
+		    step_ >= disconnect_at_ +
+				 (p_.disconnect_in_handoff ? kHandoffWait : 0))
 			ev.push_back({kDisc, 100});
 		if (ev.empty())
 			return false;
@@ -607,6 +641,15 @@ private:
 		if (const char *broken = h_->core.CheckInvariants())
 			return Fail(broken);
 		const ChannelStats st = h_->core.Stats();
+		const ChannelPhase want = closing_ ? ChannelPhase::kClosing
+					  : rtu_done_
+					      ? ChannelPhase::kLive
+					      : ChannelPhase::kConnecting;
+		if (st.phase != PhaseOf(st.state) || st.phase != want)
+			return Fail(std::string("channel state ") +
+				    ChannelStateName(st.state) + " in phase " +
+				    ChannelPhaseName(st.phase) + ", expected " +
+				    ChannelPhaseName(want));
 		if (!closing_) {
 			int64_t wire_ius = 0, wire_delta = 0;
 			for (const WireIu &iu : to_target_)
@@ -739,6 +782,18 @@ private:
 		}
 		h_->core.Destroy();
 		h_->destroyed = true;
+		ChannelState at = ChannelState::kConnecting;
+		for (const StateMove &m : h_->state_moves) {
+			if (m.from != at || !IsLegalTransition(m.from, m.to))
+				return Fail(std::string("state move ") +
+					    ChannelStateName(m.from) + " -> " +
+					    ChannelStateName(m.to) + " from " +
+					    ChannelStateName(at));
+			at = m.to;
+		}
+		if (at != ChannelState::kReleased)
+			return Fail(std::string("channel ends in ") +
+				    ChannelStateName(at));
 	}
 
 	[[maybe_unused]] uint64_t seed_; /* kept for debugging */
@@ -779,6 +834,8 @@ Params ParamsFor(uint64_t seed)
 	p.p_fail_post = r() % 4 == 0 ? 3 : 0;
 	p.disconnect = r() % 3 == 0;
 	p.p_concurrent = r() % 2 ? 0 : 10 + static_cast<unsigned>(r() % 30);
+	p.disconnect_in_handoff =
+	    p.disconnect && p.p_concurrent != 0 && r() % 2 == 0;
 	return p;
 }
 
@@ -790,6 +847,7 @@ std::string Describe(const Params &p)
 	   << " steps " << p.steps << " imm% " << p.p_imm << " write% "
 	   << p.p_write << " abort " << p.p_abort << " failpost% "
 	   << p.p_fail_post << (p.disconnect ? " disconnect" : "")
+	   << (p.disconnect_in_handoff ? " (in a hand-off)" : "")
 	   << " concurrent% " << p.p_concurrent;
 	return os.str();
 }
@@ -841,6 +899,9 @@ TEST(InterleavingChecker, RandomSchedules)
 		    (unsigned long long)g_cov.post_failures,
 		    (unsigned long long)g_cov.release_before_completion,
 		    (unsigned long long)g_cov.concurrent);
+	std::printf("[ coverage ] %llu disconnects while a drainer had dropped "
+		    "the lock\n",
+		    (unsigned long long)g_cov.concurrent_disconnects);
 	/* A checker that never reaches the interesting paths checks nothing. */
 	if (n >= 1000) {
 		EXPECT_GT(g_cov.waited, 0u);
@@ -851,6 +912,7 @@ TEST(InterleavingChecker, RandomSchedules)
 		EXPECT_GT(g_cov.disconnects, 0u);
 		EXPECT_GT(g_cov.release_before_completion, 0u);
 		EXPECT_GT(g_cov.concurrent, 0u);
+		EXPECT_GT(g_cov.concurrent_disconnects, 0u);
 	}
 }
 

@@ -9,6 +9,13 @@
  * inlinable call, resolved at compile time (no virtual call, no function
  * pointer on the per-I/O path).
  *
+ * The channel's state (ChannelState, channel_state.hpp) lives here, under
+ * the same lock as the rest of the data path: there is one state, and what
+ * the data path needs of it (serve, wait, give back) is PhaseOf(state).
+ * Every move is TransitionTo() (or the internal moves of a flushed drain
+ * marker and of Release()), and the environment hears of each one
+ * (StateChanged) under the lock, in order.
+ *
  * Concurrency. One spinlock (IRQ-safe) protects everything in here. The
  * entry points are called from:
  *   - the channel's CQ context (one at a time per channel): OnRecvDone,
@@ -19,12 +26,15 @@
  *     the drainer, so this changes only the timing;
  *   - the target core, any context: WritePending, QueueResponse,
  *     AbortedTask, ReleaseCmd;
- *   - the connection manager, process context: OnRtu, Disconnect, Release;
+ *   - the connection manager, process context: TransitionTo (OnRtu,
+ *     Disconnect), Release; also the CQ context (a failed completion
+ *     disconnects) and the target core (a lost response disconnects);
  *   - the kick work item, process context: ProcessWaitList.
- * Hooks named Post* are called with the lock held (IRQs off): they post
- * work requests and must neither sleep nor call back into the core. All
- * other hooks are called without the lock, from CQ or work-item context
- * (they may sleep), and may call back into the core.
+ * Hooks named Post*, and StateChanged, are called with the lock held (IRQs
+ * off): they post work requests or record a move, and must neither sleep
+ * nor call back into the core. All other hooks are called without the
+ * lock, from CQ or work-item context (they may sleep), and may call back
+ * into the core.
  *
  * The wait list is served by one context at a time (the "drainer"), in
  * FIFO order, dropping the lock around each hand-off to the target core.
@@ -38,6 +48,7 @@
 
 #include <concepts>
 #include <srpt/alloc.hpp>
+#include <srpt/core/channel_state.hpp>
 #include <srpt/core/cmd_state.hpp>
 #include <srpt/core/credits.hpp>
 #include <srpt/core/ioctx_ring.hpp>
@@ -53,32 +64,6 @@
 
 namespace srpt
 {
-
-/* The data path's view of the channel. */
-enum class ChannelPhase : uint8_t {
-	kConnecting, /* login accepted, RTU not yet seen: IUs wait */
-	kLive,	     /* IUs are served */
-	kClosing,    /* disconnecting or draining: IUs are not served */
-	kReleased,   /* Release() ran: nothing may arrive any more */
-};
-
-/* clang-format off */
-inline constexpr bool kPhaseTransitions[4][4] = {
-	/*               Conn   Live   Closing Released */
-	/* kConnecting */ { false, true, true, false },
-	/* kLive */	  { false, false, true, false },
-	/* kClosing */	  { false, false, false, true },
-	/* kReleased */	  { false, false, false, false },
-};
-/* clang-format on */
-
-constexpr bool IsLegalTransition(ChannelPhase from, ChannelPhase to)
-{
-	return kPhaseTransitions[static_cast<size_t>(from)]
-				[static_cast<size_t>(to)];
-}
-
-const char *ChannelPhaseName(ChannelPhase p);
 
 /* What QueueResponse does when the send queue has no room. */
 enum class QueueFullPolicy : uint8_t {
@@ -133,10 +118,11 @@ struct ChannelConfig {
 
 /* A consistent snapshot for sysfs/debugfs and the tests. */
 struct ChannelStats {
-	ChannelPhase phase;
-	int32_t req_lim;   /* credits the initiator holds */
-	int32_t in_flight; /* requests received and not yet answered */
-	int32_t owed;	   /* req_lim_delta to add to the next response */
+	ChannelState state;
+	ChannelPhase phase; /* PhaseOf(state) */
+	int32_t req_lim;    /* credits the initiator holds */
+	int32_t in_flight;  /* requests received and not yet answered */
+	int32_t owed;	    /* req_lim_delta to add to the next response */
 	uint64_t granted_total;
 	uint64_t consumed_total;
 	uint64_t credit_violations;
@@ -174,7 +160,7 @@ struct ChannelStats {
 /* clang-format off */
 template <typename E>
 concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
-			      uint32_t n, int32_t delta) {
+			      uint32_t n, int32_t delta, ChannelState cs) {
 	/* What the IU in @cr is (see ClassifySrpIu). Lock not held. */
 	{ e.ClassifyIu(cr) } -> std::same_as<IuClass>;
 	/* ib_post_recv / ib_post_srq_recv of @r's buffer. Locked. */
@@ -217,6 +203,12 @@ concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
 	 * from any context.
 	 */
 	{ e.ResponseLost() } -> std::same_as<void>;
+	/*
+	 * The channel moved from @from to the state @to (once per move, in
+	 * order; refused moves are not reported). Locked: record or trace,
+	 * nothing more.
+	 */
+	{ e.StateChanged(cs, cs) } -> std::same_as<void>;
 };
 /* clang-format on */
 
@@ -283,7 +275,7 @@ public:
 		pool_.Init(send_ring_, cfg.send_ctx_limit);
 		ledger_.Grant(static_cast<int32_t>(cfg.credits));
 		sq_.Init(cfg.sq_size - kZlwSlots);
-		phase_ = ChannelPhase::kConnecting;
+		state_ = ChannelState::kConnecting;
 		return Status::kOk;
 	}
 
@@ -321,38 +313,63 @@ public:
 		return Status::kOk;
 	}
 
+	/* ---- channel state --------------------------------------------- */
+
 	/*
-	 * The connection is established (RTU). IUs that arrived while
-	 * connecting are served from the kick work item. Returns false if the
-	 * channel was not connecting (already closing).
+	 * Moves the channel to @next if kChannelTransitions allows it, and
+	 * returns the previous state in any case: the move happened iff
+	 * IsLegalTransition(previous, @next). A refused move is no error (late
+	 * or duplicate CM events) and changes nothing. Moving to kLive serves
+	 * the IUs that arrived while connecting (from the kick work item);
+	 * leaving kLive stops serving IUs at once, in the same move. kReleased
+	 * is Release()'s alone. Any context.
 	 */
-	bool OnRtu()
+	ChannelState TransitionTo(ChannelState next)
 	{
 		SpinLockGuard guard(lock_);
-		if (!SetPhaseLocked(ChannelPhase::kLive))
-			return false;
-		const bool kick = NeedKickLocked();
+		if (SRPT_WARN_ON(next == ChannelState::kReleased))
+			return state_;
+		const ChannelState previous = TransitionToLocked(next);
+		const bool kick = next == ChannelState::kLive &&
+				  IsLegalTransition(previous, next) &&
+				  NeedKickLocked();
 		guard.Release();
 		if (kick)
 			env_.KickWaitList();
-		return true;
+		return previous;
+	}
+
+	/* Any context. */
+	ChannelState state()
+	{
+		SpinLockGuard guard(lock_);
+		return state_;
+	}
+
+	/* The RTU: kConnecting -> kLive. False if the move was refused. */
+	bool OnRtu()
+	{
+		return IsLegalTransition(TransitionTo(ChannelState::kLive),
+					 ChannelState::kLive);
 	}
 
 	/*
-	 * Stops serving IUs. Returns true for the caller that moved the
-	 * channel to closing (it then moves the QP to the error state and
-	 * calls PostDrainWrite()).
+	 * Stops serving IUs: kConnecting or kLive -> kDisconnecting. True for
+	 * the caller that moved the channel (it then moves the QP to the error
+	 * state and calls PostDrainWrite(), or lets the CM do it).
 	 */
 	bool Disconnect()
 	{
-		SpinLockGuard guard(lock_);
-		return SetPhaseLocked(ChannelPhase::kClosing);
+		return IsLegalTransition(
+		    TransitionTo(ChannelState::kDisconnecting),
+		    ChannelState::kDisconnecting);
 	}
 
 	/*
 	 * Posts the zero-length write whose flushed completion tells that
 	 * every WR posted before it has completed. Uses the reserved slot.
-	 * On failure the caller schedules the release itself.
+	 * On failure the caller schedules the release itself
+	 * (TransitionTo(kReleasing)).
 	 */
 	Status PostDrainWrite()
 	{
@@ -365,7 +382,11 @@ public:
 		return st;
 	}
 
-	/* CQ context. */
+	/*
+	 * CQ context. Flushed: every WR posted before it has completed, the
+	 * channel moves to kReleasing (through kDraining if it was not there
+	 * yet), and the one call that made that move returns kReleaseChannel.
+	 */
 	ZlwOutcome OnZeroLengthWriteDone(bool ok)
 	{
 		SpinLockGuard guard(lock_);
@@ -378,13 +399,15 @@ public:
 			DrainFromCompletion();
 			return ZlwOutcome::kNothing;
 		}
-		if (phase_ == ChannelPhase::kConnecting ||
-		    phase_ == ChannelPhase::kLive)
-			SetPhaseLocked(ChannelPhase::kClosing);
-		if (release_scheduled_)
-			return ZlwOutcome::kNothing;
-		release_scheduled_ = true;
-		return ZlwOutcome::kReleaseChannel;
+		bool moved = false;
+		while (state_ != ChannelState::kReleasing &&
+		       state_ != ChannelState::kReleased) {
+			const ChannelState next = NextTowardRelease(state_);
+			(void)TransitionToLocked(next);
+			moved = next == ChannelState::kReleasing;
+		}
+		return moved ? ZlwOutcome::kReleaseChannel
+			     : ZlwOutcome::kNothing;
 	}
 
 	/* The kick work item. Process context. */
@@ -401,14 +424,15 @@ public:
 	 * the target core released every command. Returns the receive
 	 * contexts still waiting (to an SRQ: reposted; own ring: idle) and
 	 * checks that every send context is back. Returns the number of
-	 * send contexts not returned (0 when all is well).
+	 * send contexts not returned (0 when all is well). Ends in kReleased:
+	 * from kReleasing (the release work), or through the legal moves on
+	 * the way there (a channel never published, the host tests).
 	 */
 	uint32_t Release()
 	{
 		SpinLockGuard guard(lock_);
-		if (phase_ != ChannelPhase::kClosing)
-			SetPhaseLocked(ChannelPhase::kClosing);
-		SetPhaseLocked(ChannelPhase::kReleased);
+		while (state_ != ChannelState::kReleased)
+			(void)TransitionToLocked(NextTowardRelease(state_));
 		while (RecvCtx *r = wait_.Pop()) {
 			r->waited_ = false;
 			r->state_ = RecvState::kHandling;
@@ -455,7 +479,8 @@ public:
 		r.state_ = RecvState::kHandling;
 		if (!ok) {
 			stats_.recv_errors++;
-			if (use_srq_ && phase_ != ChannelPhase::kReleased)
+			if (use_srq_ &&
+			    PhaseOf(state_) != ChannelPhase::kReleased)
 				RepostLocked(r);
 			else
 				r.state_ = RecvState::kIdle;
@@ -469,8 +494,8 @@ public:
 				     "initiator sent an IU without credit"
 				     " (req_lim %d)",
 				     ledger_.req_lim());
-		if (phase_ == ChannelPhase::kClosing ||
-		    phase_ == ChannelPhase::kReleased) {
+		if (PhaseOf(state_) == ChannelPhase::kClosing ||
+		    PhaseOf(state_) == ChannelPhase::kReleased) {
 			/* Not served: give the buffer back. */
 			if (ConsumesCredit(cls.kind))
 				ledger_.WriteOff();
@@ -678,7 +703,8 @@ public:
 	{
 		SpinLockGuard guard(lock_);
 		ChannelStats st = stats_;
-		st.phase = phase_;
+		st.state = state_;
+		st.phase = PhaseOf(state_);
 		st.req_lim = ledger_.req_lim();
 		st.in_flight = ledger_.in_flight();
 		st.owed = ledger_.owed();
@@ -708,7 +734,7 @@ public:
 			return "credits not conserved";
 		if (draining_ || pending_drainers_ != 0)
 			return "drainer left running";
-		if (phase_ == ChannelPhase::kLive && !wait_.empty() &&
+		if (PhaseOf(state_) == ChannelPhase::kLive && !wait_.empty() &&
 		    !kick_pending_ &&
 		    (!NeedsSendCtx(wait_.Front()->class_.kind) ||
 		     !pool_.empty()))
@@ -737,13 +763,16 @@ public:
 private:
 	static constexpr uint32_t kZlwSlots = 1;
 
-	bool SetPhaseLocked(ChannelPhase next) SRPT_REQUIRES(lock_)
+	/* The one place the state changes. Returns the previous state. */
+	ChannelState TransitionToLocked(ChannelState next) SRPT_REQUIRES(lock_)
 	{
 		lock_.AssertHeld();
-		if (!IsLegalTransition(phase_, next))
-			return false;
-		phase_ = next;
-		return true;
+		const ChannelState previous = state_;
+		if (!IsLegalTransition(previous, next))
+			return previous;
+		state_ = next;
+		env_.StateChanged(previous, next);
+		return previous;
 	}
 
 	/*
@@ -757,7 +786,7 @@ private:
 		if (draining_)
 			return;
 		draining_ = true;
-		while (phase_ == ChannelPhase::kLive) {
+		while (PhaseOf(state_) == ChannelPhase::kLive) {
 			RecvCtx *r = wait_.Front();
 			if (!r)
 				break;
@@ -831,7 +860,7 @@ private:
 	bool NeedKickLocked() SRPT_REQUIRES(lock_)
 	{
 		lock_.AssertHeld();
-		if (phase_ != ChannelPhase::kLive || wait_.empty() ||
+		if (PhaseOf(state_) != ChannelPhase::kLive || wait_.empty() ||
 		    draining_ || pending_drainers_ != 0 || kick_pending_)
 			return false;
 		if (NeedsSendCtx(wait_.Front()->class_.kind) && pool_.empty())
@@ -845,8 +874,8 @@ private:
 	void ReturnRecvLocked(RecvCtx &r) SRPT_REQUIRES(lock_)
 	{
 		lock_.AssertHeld();
-		if (use_srq_ || phase_ == ChannelPhase::kConnecting ||
-		    phase_ == ChannelPhase::kLive)
+		if (use_srq_ || PhaseOf(state_) == ChannelPhase::kConnecting ||
+		    PhaseOf(state_) == ChannelPhase::kLive)
 			RepostLocked(r);
 		else
 			r.state_ = RecvState::kIdle; /* own ring, QP closing */
@@ -975,7 +1004,7 @@ private:
 	const char *name_ = nullptr;
 	bool use_srq_ = false;
 	/* Everything below is protected by lock_. */
-	ChannelPhase phase_ SRPT_GUARDED_BY(lock_) = ChannelPhase::kConnecting;
+	ChannelState state_ SRPT_GUARDED_BY(lock_) = ChannelState::kConnecting;
 	SendCtxPool pool_ SRPT_GUARDED_BY(lock_);
 	CreditLedger ledger_ SRPT_GUARDED_BY(lock_);
 	SqBudget sq_ SRPT_GUARDED_BY(lock_);
@@ -989,7 +1018,6 @@ private:
 	bool draining_ SRPT_GUARDED_BY(lock_) = false;
 	bool kick_pending_ SRPT_GUARDED_BY(lock_) = false;
 	bool zlw_outstanding_ SRPT_GUARDED_BY(lock_) = false;
-	bool release_scheduled_ SRPT_GUARDED_BY(lock_) = false;
 };
 
 } // namespace srpt
