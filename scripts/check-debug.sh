@@ -3,8 +3,9 @@
 # lockdep, kmemleak, DEBUG_OBJECTS, DEBUG_LIST, KFENCE; docs/debug-kernel.md).
 #   1. the debug kernel (tests/vm/build-debug-kernel.sh, cached);
 #   2. the port built against it, from a copy of this tree in
-#      build/debug-kernel/src (the ib_srpt.ko of the tree stays the one for
-#      the stock headers), with build-module.sh's zero-warning rule;
+#      $CACHE_BASE/debug-module/<checkout> (outside the tree; its own
+#      ib_srpt.ko stays the one for the stock headers), with
+#      build-module.sh's zero-warning rule;
 #   3. tests/vm/run.sh on the debug guest: every scenario's dmesg gate
 #      (lib.sh check_dmesg: checker reports, kmemleak scan after teardown)
 #      and run.sh's serial-console gate.
@@ -42,7 +43,12 @@ log "debug kernel $REL in $DK ($(( $(date +%s) - t0 ))s; its build: $(cat "$DK/b
 
 ko=
 if [ "$SRPT" = port ]; then
-	src=$out/src
+	# Outside the tree: Kbuild's `clean` for this tree (make clean, the
+	# module suite of make check) deletes every .ko below it, and a second
+	# make in the same checkout during a long debug run must not take the
+	# module from under the scenarios still to boot. One directory per
+	# checkout, kept for faddr2line on a report's frames.
+	src=$CACHE_BASE/debug-module/$(printf %s "$top" | sha1sum | cut -c1-12)
 	rm -rf "$src"; mkdir -p "$src"
 	tar -C "$top" -c Kbuild Makefile include src glue configfs kbuild scripts | tar -x -C "$src"
 	log "building the port against $DK/linux"
