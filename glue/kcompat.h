@@ -14,16 +14,6 @@
 #include <linux/version.h>
 
 /*
- * get_unaligned_be32() and friends: <asm/unaligned.h> moved to
- * <linux/unaligned.h> in 6.12 (6.1 has no <linux/unaligned.h>).
- */
-#if __has_include(<linux/unaligned.h>)
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
-
-/*
  * LIO 6.10 added a per-fabric submission type: a fabric that leaves
  * default_submit_type at 0 gets every command queued to a workqueue
  * before the backend sees it, and configfs shows

@@ -76,11 +76,6 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 	s->n_rdma = 0;
 }
 
-static u32 srpt_desc_len(const u8 *desc, u32 i)
-{
-	return get_unaligned_be32(desc + 16 * i + 12);
-}
-
 /* Entries a view of @len bytes from byte @off of a page list needs. */
 static unsigned int srpt_view_nents(u32 off, u32 len)
 {
@@ -120,7 +115,7 @@ static unsigned int srpt_sg_view(struct scatterlist *view,
  * maps a view over its bytes of the list, all views in one array.
  */
 static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
-			 const u8 *desc, u32 n)
+			 const struct srpt_dp_desc *desc, u32 n)
 {
 	u64 total = 0;
 	unsigned int n_views = 0;
@@ -129,8 +124,8 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 
 	/* The parser bounded the sum by the channel's maximum transfer. */
 	for (i = 0; i < n; i++) {
-		n_views += srpt_view_nents(total, srpt_desc_len(desc, i));
-		total += srpt_desc_len(desc, i);
+		n_views += srpt_view_nents(total, desc[i].len);
+		total += desc[i].len;
 	}
 	if (WARN_ON_ONCE(total > U32_MAX))
 		return -EINVAL;
@@ -156,30 +151,28 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 		}
 		for (i = 0, view = s->views; i < n; i++) {
 			struct srpt_glue_rw *ctx = &s->rw[i];
-			u32 len = srpt_desc_len(desc, i);
-
 			ctx->sg = view;
-			ctx->nents = srpt_sg_view(view, s->data_sg, off, len);
+			ctx->nents = srpt_sg_view(view, s->data_sg, off,
+						  desc[i].len);
 			view += ctx->nents;
-			off += len;
+			off += desc[i].len;
 		}
 	}
 	/* Every context is counted: srpt_glue_free_rw() skips unmapped ones. */
 	s->n_rw = n;
 	for (i = 0; i < n; i++) {
 		struct srpt_glue_rw *ctx = &s->rw[i];
-		u64 va = get_unaligned_be64(desc + 16 * i);
-		u32 key = get_unaligned_be32(desc + 16 * i + 8);
 
 		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->port_num, ctx->sg,
-				       ctx->nents, 0, va, key, s->rw_dir);
+				       ctx->nents, 0, desc[i].va, desc[i].key,
+				       s->rw_dir);
 		if (ret < 0)
 			goto unwind;
 		s->n_rdma += ret;
 		ctx->rw_nents = ctx->nents;
-		ctx->va = va;
-		ctx->key = key;
-		ctx->len = srpt_desc_len(desc, i);
+		ctx->va = desc[i].va;
+		ctx->key = desc[i].key;
+		ctx->len = desc[i].len;
 	}
 	s->desc_len = total;
 	s->sg = s->data_sg;
@@ -233,18 +226,19 @@ static int srpt_clamp_data_in(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 	return 0;
 }
 
-static int srpt_tcm_task_attr(u8 srp_attr)
+static int srpt_tcm_task_attr(enum srpt_dp_task_attr attr)
 {
-	switch (srp_attr) {
-	case 0:
+	switch (attr) {
+	case SRPT_DP_TASK_SIMPLE:
 		return TCM_SIMPLE_TAG;
-	case 1:
+	case SRPT_DP_TASK_HEAD_OF_QUEUE:
 		return TCM_HEAD_TAG;
-	case 4:
+	case SRPT_DP_TASK_ACA:
 		return TCM_ACA_TAG;
-	default:
-		return TCM_ORDERED_TAG;
+	case SRPT_DP_TASK_ORDERED:
+		break;
 	}
+	return TCM_ORDERED_TAG;
 }
 
 static void srpt_reset_send(struct srpt_glue_send *s, u64 tag, u8 dir)
@@ -324,36 +318,32 @@ int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
 	return 0;
 }
 
-static int srpt_tcm_tmr(u8 func)
+static enum tcm_tmreq_table srpt_tcm_tmr(enum srpt_dp_tmf func)
 {
 	switch (func) {
-	case 0x01:
+	case SRPT_DP_TMF_ABORT_TASK:
 		return TMR_ABORT_TASK;
-	case 0x02:
+	case SRPT_DP_TMF_ABORT_TASK_SET:
 		return TMR_ABORT_TASK_SET;
-	case 0x04:
+	case SRPT_DP_TMF_CLEAR_TASK_SET:
 		return TMR_CLEAR_TASK_SET;
-	case 0x08:
+	case SRPT_DP_TMF_LUN_RESET:
 		return TMR_LUN_RESET;
-	case 0x40:
-		return TMR_CLEAR_ACA;
-	default:
-		return -1;
+	case SRPT_DP_TMF_CLEAR_ACA:
+		break;
 	}
+	return TMR_CLEAR_ACA;
 }
 
 int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t tag,
-		       uint64_t lun, uint8_t func, uint64_t task_tag)
+		       uint64_t lun, enum srpt_dp_tmf func, uint64_t task_tag)
 {
 	struct srpt_glue_send *s = &ch->send[index];
-	int tmr = srpt_tcm_tmr(func);
 	int ret;
 
-	if (tmr < 0)
-		return -EINVAL;
 	srpt_reset_send(s, tag, SRPT_DP_DIR_NONE);
 	s->in_lio = true;
-	ret = target_submit_tmr(&s->cmd, ch->sess, NULL, lun, s, tmr,
+	ret = target_submit_tmr(&s->cmd, ch->sess, NULL, lun, s, srpt_tcm_tmr(func),
 				GFP_KERNEL, task_tag, TARGET_SCF_ACK_KREF);
 	if (ret)
 		s->in_lio = false;

@@ -11,6 +11,7 @@
 #include <srpt/channel_internal.hpp>
 #include <srpt/log.hpp>
 #include <srpt/trace.h>
+#include <srpt/wire/srp.hpp>
 
 namespace srpt
 {
@@ -32,21 +33,6 @@ const char *LioConnStateName(ChannelState s)
 	return "CLEANUP_WAIT";
 }
 
-namespace
-{
-
-constexpr size_t kReqLimDeltaOffset = 4; /* srp_rsp.req_lim_delta */
-
-void StoreBe32(uint8_t *p, uint32_t v)
-{
-	p[0] = static_cast<uint8_t>(v >> 24);
-	p[1] = static_cast<uint8_t>(v >> 16);
-	p[2] = static_cast<uint8_t>(v >> 8);
-	p[3] = static_cast<uint8_t>(v);
-}
-
-} // namespace
-
 /* ---- KernelEnv: the hooks that post work requests ------------------- */
 
 Status KernelEnv::PostRecv(RecvCtx &r)
@@ -60,7 +46,11 @@ Status KernelEnv::PostRecv(RecvCtx &r)
 Status KernelEnv::PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta)
 {
 	const CmdExtra &x = ch_->extra_[s.index()];
-	StoreBe32(s.buf() + kReqLimDeltaOffset, static_cast<uint32_t>(delta));
+	/* The delta is known only now, after the response was built. */
+	wire::Be32 req_lim_delta;
+	req_lim_delta.set(static_cast<uint32_t>(delta));
+	wire::store(s.buf() + offsetof(wire::Rsp, req_lim_delta),
+		    req_lim_delta);
 	return StatusFromErrno(
 	    srpt_dp_post_send(ch_->dp_, s.index(), x.rsp_len, n_rdma));
 }

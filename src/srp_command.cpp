@@ -8,6 +8,7 @@
  * release. The channel itself (state machine, completions) is in
  * channel.cpp.
  */
+#include <srpt/alloc.hpp>
 #include <srpt/channel.hpp>
 #include <srpt/iu_build.hpp>
 #include <srpt/log.hpp>
@@ -18,6 +19,99 @@ namespace srpt
 
 /* ---- KernelEnv: the command hooks ----------------------------------- */
 
+namespace
+{
+
+constexpr srpt_dp_dir ToDp(DataDir d)
+{
+	switch (d) {
+	case DataDir::ToDevice:
+		return SRPT_DP_DIR_WRITE;
+	case DataDir::FromDevice:
+		return SRPT_DP_DIR_READ;
+	case DataDir::None:
+		break;
+	}
+	return SRPT_DP_DIR_NONE;
+}
+
+/* parse_iu() rejected the reserved codes: @a is one of the four. */
+constexpr srpt_dp_task_attr ToDp(wire::TaskAttr a)
+{
+	switch (a) {
+	case wire::TaskAttr::Simple:
+		return SRPT_DP_TASK_SIMPLE;
+	case wire::TaskAttr::HeadOfQueue:
+		return SRPT_DP_TASK_HEAD_OF_QUEUE;
+	case wire::TaskAttr::Aca:
+		return SRPT_DP_TASK_ACA;
+	case wire::TaskAttr::Ordered:
+		break;
+	}
+	return SRPT_DP_TASK_ORDERED;
+}
+
+/* Only for a function parse_iu() marked supported. */
+constexpr srpt_dp_tmf ToDp(wire::TskMgmtFunc f)
+{
+	switch (f) {
+	case wire::TskMgmtFunc::AbortTask:
+		return SRPT_DP_TMF_ABORT_TASK;
+	case wire::TskMgmtFunc::AbortTaskSet:
+		return SRPT_DP_TMF_ABORT_TASK_SET;
+	case wire::TskMgmtFunc::ClearTaskSet:
+		return SRPT_DP_TMF_CLEAR_TASK_SET;
+	case wire::TskMgmtFunc::LunReset:
+		return SRPT_DP_TMF_LUN_RESET;
+	case wire::TskMgmtFunc::ClearAca:
+		break;
+	}
+	return SRPT_DP_TMF_CLEAR_ACA;
+}
+
+/*
+ * A command's data descriptors in CPU order, for the glue, for the time of
+ * its submission. The glue copies what it keeps into its RDMA contexts, so
+ * the array lives on the stack for the usual few descriptors (ib_srp
+ * sends one unless a transfer needs several memory regions), and is
+ * allocated for a longer indirect list (up to 255).
+ */
+class DpDescriptors
+{
+public:
+	explicit DpDescriptors(const DescriptorList &list) : n_(list.size())
+	{
+		if (n_ > kOnStack) {
+			heap_ = AllocateArray<srpt_dp_desc>(n_, Gfp::kKernel);
+			if (!heap_)
+				return;
+		}
+		srpt_dp_desc *out = heap_ ? heap_ : on_stack_;
+		for (size_t i = 0; i < n_; i++) {
+			const DataDescriptor d = list[i];
+			out[i] = srpt_dp_desc{d.va, d.key, d.len};
+		}
+	}
+	~DpDescriptors() { FreeArray(heap_); }
+	DpDescriptors(const DpDescriptors &) = delete;
+	DpDescriptors &operator=(const DpDescriptors &) = delete;
+
+	/* False when the list needed memory and none was free. */
+	bool ok() const { return n_ <= kOnStack || heap_; }
+	const srpt_dp_desc *data() const { return heap_ ? heap_ : on_stack_; }
+	uint32_t size() const { return static_cast<uint32_t>(n_); }
+
+private:
+	static constexpr size_t kOnStack = 8; /* 128 bytes */
+	size_t n_;
+	srpt_dp_desc on_stack_[kOnStack];
+	srpt_dp_desc *heap_ = nullptr;
+};
+
+} // namespace
+
+/* ---- KernelEnv: the command hooks ----------------------------------- */
+
 IuParseResult KernelEnv::ParseForCommand(SendCtx &s, const RecvCtx &r)
 {
 	const IuParseResult res =
@@ -25,7 +119,6 @@ IuParseResult KernelEnv::ParseForCommand(SendCtx &s, const RecvCtx &r)
 	CmdExtra &x = ch_->extra_[s.index()];
 	x.tag = res.tag;
 	x.rsp_len = 0;
-	x.dir = SRPT_DP_DIR_NONE;
 	return res;
 }
 
@@ -33,27 +126,27 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 {
 	Channel &ch = *ch_;
 	const IuParseResult res = ParseForCommand(s, r);
-	CmdExtra &x = ch.extra_[s.index()];
 	switch (res.action) {
 	case IuAction::ExecuteCmd: {
 		const ParsedCmd &c = res.cmd;
-		srpt_dp_cmd cmd{};
-		cmd.tag = c.tag;
-		cmd.lun = lun_to_u64(c.lun);
-		cmd.cdb = c.cdb.data();
-		cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
-		cmd.data_len = c.data_length;
-		cmd.dir = c.dir == DataDir::ToDevice	 ? SRPT_DP_DIR_WRITE
-			  : c.dir == DataDir::FromDevice ? SRPT_DP_DIR_READ
-							 : SRPT_DP_DIR_NONE;
-		cmd.task_attr = static_cast<uint8_t>(c.task_attr);
-		cmd.desc = c.descriptors.bytes().data();
-		cmd.n_desc = static_cast<uint32_t>(c.descriptors.size());
-		cmd.imm_data = c.imm_data.data();
-		cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
-		x.dir = cmd.dir;
-		/* From here on the target core may finish and recycle @s. */
-		const int rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
+		const DpDescriptors desc(c.descriptors);
+		int rc = -SRPT_ENOMEM;
+		if (desc.ok()) {
+			srpt_dp_cmd cmd{};
+			cmd.tag = c.tag;
+			cmd.lun = lun_to_u64(c.lun);
+			cmd.cdb = c.cdb.data();
+			cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
+			cmd.data_len = c.data_length;
+			cmd.dir = ToDp(c.dir);
+			cmd.task_attr = ToDp(c.task_attr);
+			cmd.desc = desc.data();
+			cmd.n_desc = desc.size();
+			cmd.imm_data = c.imm_data.data();
+			cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
+			/* The target core may now finish and recycle @s. */
+			rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
+		}
 		if (rc != 0) {
 			SRPT_DEBUG(ch.name_,
 				   "command %u not submitted (%d): busy",
@@ -84,27 +177,13 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 	}
 }
 
-namespace
-{
-
-constexpr bool IsLioTaskMgmt(wire::TskMgmtFunc f)
-{
-	return f == wire::TskMgmtFunc::AbortTask ||
-	       f == wire::TskMgmtFunc::AbortTaskSet ||
-	       f == wire::TskMgmtFunc::ClearTaskSet ||
-	       f == wire::TskMgmtFunc::LunReset ||
-	       f == wire::TskMgmtFunc::ClearAca;
-}
-
-} // namespace
-
 void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 {
 	Channel &ch = *ch_;
 	const IuParseResult res = ParseForCommand(s, r);
 	switch (res.action) {
 	case IuAction::TaskMgmt:
-		if (!res.tm.supported || !IsLioTaskMgmt(res.tm.func)) {
+		if (!res.tm.supported) {
 			ch.AnswerTaskMgmt(s, res.tag,
 					  wire::TskMgmtRspCode::NotSupported);
 			return;
@@ -114,8 +193,8 @@ void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 			  res.tm.func_raw,
 			  static_cast<unsigned long long>(res.tm.task_tag));
 		if (srpt_dp_submit_tmr(ch.dp_, s.index(), res.tm.tag,
-				       lun_to_u64(res.tm.lun), res.tm.func_raw,
-				       res.tm.task_tag) != 0)
+				       lun_to_u64(res.tm.lun),
+				       ToDp(res.tm.func), res.tm.task_tag) != 0)
 			ch.AnswerTaskMgmt(s, res.tag,
 					  wire::TskMgmtRspCode::Failed);
 		return;

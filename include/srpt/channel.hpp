@@ -95,7 +95,6 @@ private:
 struct CmdExtra {
 	uint64_t tag;	  /* SRP tag, opaque */
 	uint32_t rsp_len; /* bytes of the response built in the buffer */
-	uint8_t dir;	  /* enum srpt_dp_dir */
 };
 
 struct ChannelParams {

@@ -255,15 +255,31 @@ enum srpt_dp_dir {
 	SRPT_DP_DIR_READ = 2,  /* data-in: RDMA WRITE to the initiator */
 };
 
+/* The SAM task attribute of a command (the core maps SRP's codes). */
+enum srpt_dp_task_attr {
+	SRPT_DP_TASK_SIMPLE = 0,
+	SRPT_DP_TASK_HEAD_OF_QUEUE = 1,
+	SRPT_DP_TASK_ORDERED = 2,
+	SRPT_DP_TASK_ACA = 3,
+};
+
+/* One data descriptor of a command, in CPU order. */
+struct srpt_dp_desc {
+	uint64_t va;
+	uint32_t key; /* the initiator's rkey */
+	uint32_t len; /* never 0: the core rejects empty descriptors */
+};
+
 struct srpt_dp_cmd {
 	uint64_t tag;             /* opaque, as on the wire */
 	uint64_t lun;             /* scsilun_to_int() */
 	const uint8_t *cdb;
 	uint32_t cdb_len;
 	uint32_t data_len;        /* what the descriptors offer */
-	uint8_t dir;              /* enum srpt_dp_dir */
-	uint8_t task_attr;        /* SRP task attribute */
-	const uint8_t *desc;      /* n_desc 16-byte direct descriptors (BE) */
+	enum srpt_dp_dir dir;
+	enum srpt_dp_task_attr task_attr;
+	/* valid during srpt_dp_submit_cmd() only */
+	const struct srpt_dp_desc *desc;
 	uint32_t n_desc;
 	const uint8_t *imm_data;  /* immediate data in the receive buffer */
 	uint32_t imm_len;
@@ -277,9 +293,20 @@ struct srpt_dp_cmd {
  */
 int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
 		       const struct srpt_dp_cmd *cmd);
-/* target_submit_tmr; same convention. @func is the SRP function code. */
+
+/* The task management functions LIO executes for SRP. */
+enum srpt_dp_tmf {
+	SRPT_DP_TMF_ABORT_TASK,
+	SRPT_DP_TMF_ABORT_TASK_SET,
+	SRPT_DP_TMF_CLEAR_TASK_SET,
+	SRPT_DP_TMF_LUN_RESET,
+	SRPT_DP_TMF_CLEAR_ACA,
+};
+
+/* target_submit_tmr; same convention as srpt_dp_submit_cmd(). */
 int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t tag,
-		       uint64_t lun, uint8_t func, uint64_t task_tag);
+		       uint64_t lun, enum srpt_dp_tmf func,
+		       uint64_t task_tag);
 /* target_execute_cmd: the data-out is in place. */
 void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index);
 /* The RDMA READ failed: the target core fails the command. */

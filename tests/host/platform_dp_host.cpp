@@ -247,11 +247,14 @@ int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
 		return g_script.submit_rc;
 	ch->submitted.push_back(*cmd);
 	ch->submitted_index.push_back(index);
+	/* The array is valid during the call only: copy it. */
+	ch->submitted_desc.emplace_back(cmd->desc, cmd->desc + cmd->n_desc);
+	ch->submitted.back().desc = nullptr;
 	return 0;
 }
 
 int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t,
-		       uint64_t, uint8_t func, uint64_t)
+		       uint64_t, enum srpt_dp_tmf func, uint64_t)
 {
 	if (g_script.submit_tmr_rc)
 		return g_script.submit_tmr_rc;

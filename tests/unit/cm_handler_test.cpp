@@ -565,7 +565,8 @@ TEST_F(DataPathFixture, TaskManagementAndAbortedTaskCredit)
 	tm[30] = 0x01; /* ABORT TASK */
 	tm[32] = 0x10; /* task tag */
 	Receive(ch, tm, 1);
-	ASSERT_EQ(f.tmr_func, (std::vector<uint8_t>{0x01}));
+	ASSERT_EQ(f.tmr_func,
+		  (std::vector<srpt_dp_tmf>{SRPT_DP_TMF_ABORT_TASK}));
 	const uint32_t tmr = f.tmr_index[0];
 	/* The target core aborts the command: no response, credit owed. */
 	srpt_core_dp_aborted_task(ch, cmd);
@@ -840,6 +841,163 @@ TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
 	srpt_core_dp_send_done(ch, f.submitted_index[0], true);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.sq_avail, st.sq_capacity);
+}
+
+/*
+ * The glue gets the descriptors in CPU order and never decodes SRP: a
+ * direct one, and indirect lists short enough for the stack copy and long
+ * enough to need an allocated one.
+ */
+TEST_F(DataPathFixture, GlueGetsEveryDescriptorInCpuOrder)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> direct(64, 0);
+	direct[0] = 0x02;
+	direct[5] = 0x01; /* data-in DIRECT */
+	direct[7] = 1;
+	direct[32] = 0x28;
+	PutBe(&direct[48], 0x1122334455667788ull, 8);
+	PutBe(&direct[56], 0x8899aabb, 4);
+	PutBe(&direct[60], 512, 4);
+	Receive(ch, direct, 0);
+	ASSERT_EQ(f.submitted_desc.size(), 1u);
+	ASSERT_EQ(f.submitted_desc[0].size(), 1u);
+	EXPECT_EQ(f.submitted_desc[0][0].va, 0x1122334455667788ull);
+	EXPECT_EQ(f.submitted_desc[0][0].key, 0x8899aabbu);
+	EXPECT_EQ(f.submitted_desc[0][0].len, 512u);
+
+	for (const uint32_t n : {3u, 8u, 9u, 31u}) {
+		SCOPED_TRACE(n);
+		/* data-out INDIRECT: header (table descriptor, total), list */
+		std::vector<uint8_t> iu(68 + 16 * n, 0);
+		iu[0] = 0x02;
+		iu[5] = 0x20;
+		iu[6] = static_cast<uint8_t>(n);
+		iu[32] = 0x2a;
+		PutBe(&iu[60], 16 * n, 4); /* table length */
+		PutBe(&iu[64], 512 * n, 4);
+		for (uint32_t i = 0; i < n; i++) {
+			PutBe(&iu[68 + 16 * i], 0x10000ull * (i + 1) + i, 8);
+			PutBe(&iu[76 + 16 * i], 0x100 + i, 4);
+			PutBe(&iu[80 + 16 * i], 512, 4);
+		}
+		const size_t before = f.submitted_desc.size();
+		Receive(ch, iu, 1 + (n & 1));
+		ASSERT_EQ(f.submitted_desc.size(), before + 1);
+		EXPECT_EQ(f.submitted.back().n_desc, n);
+		EXPECT_EQ(f.submitted.back().dir, SRPT_DP_DIR_WRITE);
+		EXPECT_EQ(f.submitted.back().data_len, 512 * n);
+		const auto &d = f.submitted_desc.back();
+		ASSERT_EQ(d.size(), n);
+		for (uint32_t i = 0; i < n; i++) {
+			EXPECT_EQ(d[i].va, 0x10000ull * (i + 1) + i);
+			EXPECT_EQ(d[i].key, 0x100 + i);
+			EXPECT_EQ(d[i].len, 512u);
+		}
+	}
+	/* The allocated copies were freed: nothing but the channel's own. */
+	for (const uint32_t idx : f.submitted_index) {
+		srpt_dp_rsp rsp{};
+		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+		srpt_core_dp_send_done(ch, idx, true);
+	}
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
+/* A long list whose copy cannot be allocated is answered BUSY. */
+TEST_F(DataPathFixture, DescriptorListWithoutMemoryIsAnsweredBusy)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	const uint32_t n = 16;
+	std::vector<uint8_t> iu(68 + 16 * n, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x02; /* data-in INDIRECT */
+	iu[7] = static_cast<uint8_t>(n);
+	iu[8] = 0x77;
+	iu[32] = 0x28;
+	PutBe(&iu[60], 16 * n, 4);
+	PutBe(&iu[64], 4096 * n, 4);
+	for (uint32_t i = 0; i < n; i++) {
+		PutBe(&iu[68 + 16 * i], 0x1000 * i, 8);
+		PutBe(&iu[80 + 16 * i], 4096, 4);
+	}
+	host::FailNthAllocation(1);
+	Receive(ch, iu, 0);
+	host::FailNthAllocation(0);
+	EXPECT_TRUE(f.submitted.empty());
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
+	EXPECT_EQ(s.buf()[8], 0x77);  /* its tag */
+	EXPECT_EQ(s.buf()[19], 0x08); /* BUSY */
+	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 128);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+}
+
+/* SRP's task attribute codes reach the glue as SAM attributes. */
+TEST_F(DataPathFixture, TaskAttributeReachesTheGlueAsSamAttribute)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	const struct {
+		uint8_t srp;
+		srpt_dp_task_attr sam;
+	} cases[] = {{0, SRPT_DP_TASK_SIMPLE},
+		     {1, SRPT_DP_TASK_HEAD_OF_QUEUE},
+		     {2, SRPT_DP_TASK_ORDERED},
+		     {4, SRPT_DP_TASK_ACA}};
+	uint32_t index = 0;
+	for (const auto &c : cases) {
+		std::vector<uint8_t> iu = TestUnitReady(index);
+		iu[29] = c.srp;
+		Receive(ch, iu, index++);
+		ASSERT_EQ(f.submitted.size(), index);
+		EXPECT_EQ(f.submitted.back().task_attr, c.sam) << int{c.srp};
+	}
+	for (const uint32_t idx : f.submitted_index) {
+		srpt_dp_rsp rsp{};
+		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+		srpt_core_dp_send_done(ch, idx, true);
+	}
+}
+
+/* Each supported function reaches LIO as its own enum value. */
+TEST_F(DataPathFixture, TaskManagementFunctionReachesTheGlueAsEnum)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	const struct {
+		uint8_t srp;
+		srpt_dp_tmf tmf;
+	} cases[] = {{0x01, SRPT_DP_TMF_ABORT_TASK},
+		     {0x02, SRPT_DP_TMF_ABORT_TASK_SET},
+		     {0x04, SRPT_DP_TMF_CLEAR_TASK_SET},
+		     {0x08, SRPT_DP_TMF_LUN_RESET},
+		     {0x40, SRPT_DP_TMF_CLEAR_ACA}};
+	uint32_t index = 0;
+	for (const auto &c : cases) {
+		std::vector<uint8_t> tm(48, 0);
+		tm[0] = 0x01;
+		tm[8] = static_cast<uint8_t>(index);
+		tm[30] = c.srp;
+		Receive(ch, tm, index++);
+		ASSERT_EQ(f.tmr_func.size(), index);
+		EXPECT_EQ(f.tmr_func.back(), c.tmf) << int{c.srp};
+	}
+	for (const uint32_t idx : f.tmr_index) {
+		srpt_core_dp_queue_tm_rsp(ch, idx, SRPT_DP_TMR_COMPLETE);
+		srpt_core_dp_send_done(ch, idx, true);
+	}
 }
 
 TEST_F(DataPathFixture, WriteCommandReadsThenExecutes)

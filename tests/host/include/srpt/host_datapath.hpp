@@ -40,8 +40,10 @@ struct FakeCh {
 	bool session_removed = false;
 	std::vector<srpt_dp_cmd> submitted; /* copies (pointers not valid) */
 	std::vector<uint32_t> submitted_index;
+	/* each command's descriptors, copied while srpt_dp_submit_cmd ran */
+	std::vector<std::vector<srpt_dp_desc>> submitted_desc;
 	std::vector<uint32_t> tmr_index;
-	std::vector<uint8_t> tmr_func;
+	std::vector<srpt_dp_tmf> tmr_func;
 	std::vector<uint32_t> executed;
 	std::vector<uint32_t> put; /* srpt_dp_put_cmd */
 	/* srpt_dp_put_cmd after the session removal / the QP's destruction. */
