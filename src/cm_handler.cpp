@@ -163,9 +163,8 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	cfg.max_req_size = static_cast<uint32_t>(ms.params.srp_max_req_size);
 	cfg.req_lim = credits;
 	cfg.port_enabled = snap.enabled;
-	/* The channel takes this reference over (ChannelParams::srq). */
-	SharedRecvQueue *srq = device.srq().Get(snap.attrib.use_srq);
-	cfg.use_srq = srq != nullptr;
+	SrqRef srq = device.srq().Get(snap.attrib.use_srq);
+	cfg.use_srq = static_cast<bool>(srq);
 	const LoginDecision d = Negotiate(src, {pdata, pdata_len}, cfg);
 
 	LoginRequest req{};
@@ -179,8 +178,6 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	    "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",
 	    i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
 	if (!d.accepted()) {
-		if (srq)
-			device.srq().Put(srq);
 		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
 		Reject(src, src_addr, d.tag, d.reason,
 		       {i_port_id, describe(d.check), req.it_iu_len});
@@ -201,9 +198,8 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	p.max_data_len = kMaxCommandData;
 	p.send_ctx_limit = srpt_dp_test_send_ctx_limit();
 	p.name = src_addr;
-	p.srq = srq;
 	Status st;
-	Channel *ch = Channel::Create(p, &st);
+	Channel *ch = Channel::Create(p, std::move(srq), &st);
 	if (!ch) {
 		Reject(
 		    src, src_addr, d.tag,
@@ -290,7 +286,7 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s%s",
 		  ch->id(), credits, d.params.it_iu_len,
 		  d.params.immediate_data ? ", immediate data" : "",
-		  srq ? ", shared receive queue" : "",
+		  ch->srq() ? ", shared receive queue" : "",
 		  terminated ? ", other channels terminated" : "");
 	if (srpt_tracing())
 		srpt_trace_login(ch->name(), i_port_id, true, "accepted", 0,

@@ -191,7 +191,8 @@ void DeviceRegistry::Remove(Device *device)
 		device->ib_device_ = nullptr;
 	}
 	SRPT_INFO(nullptr, "device %s removed", device->name());
-	device->Put();
+	/* The reference Create() counted for the registry ends here. */
+	DeviceRef::Adopt(device).reset();
 }
 
 size_t DeviceRegistry::device_count()
@@ -200,17 +201,19 @@ size_t DeviceRegistry::device_count()
 	return devices_.size();
 }
 
-Port *DeviceRegistry::FindPortAndGet(const char *name, bool *guid_form)
+PortLookup DeviceRegistry::FindPort(const char *name)
 {
 	MutexGuard guard(mutex_);
-	Port *found = nullptr;
+	PortLookup found;
 	devices_.ForEach([&](Device &dev) {
-		for (uint32_t n = 1; !found && n <= dev.port_count(); n++) {
+		for (uint32_t n = 1; !found.port && n <= dev.port_count();
+		     n++) {
 			Port *port = dev.port(n);
 			if (port->HasName(name)) {
-				found = port;
-				*guid_form = StrEqual(name, port->guid_name);
-				dev.Get();
+				found.port = port;
+				found.guid_form =
+				    StrEqual(name, port->guid_name);
+				found.device = DeviceRef::Acquire(dev);
 			}
 		}
 	});
