@@ -119,20 +119,6 @@ Status SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_name,
 	return st;
 }
 
-} // namespace
-
-void FormatInitiatorPortId(const uint8_t (&id)[16],
-			   char (&out)[kInitiatorPortIdNameSize])
-{
-	TextBuilder<kInitiatorPortIdNameSize>(out)
-	    .Str("0x")
-	    .Hex(LoadBe64(id), 16)
-	    .Hex(LoadBe64(id + 8), 16);
-}
-
-namespace
-{
-
 /*
  * The login of either CM (in-tree srpt_cm_req_recv). Returns what the CM
  * handler returns: 0 when the channel took the cm_id, negative when the
@@ -171,8 +157,8 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 	const auto decoded = Decode(src, {pdata, pdata_len});
 	if (decoded)
 		req = *decoded;
-	char i_port_id[kInitiatorPortIdNameSize];
-	FormatInitiatorPortId(req.initiator_port_id, i_port_id);
+	char i_port_id[kHexIdSize];
+	FormatHexId(req.initiator_port_id, i_port_id);
 	SRPT_INFO(
 	    src_addr,
 	    "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",

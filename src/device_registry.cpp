@@ -33,21 +33,6 @@ void FormatPortGuidName(const uint8_t (&gid)[16],
 	}
 }
 
-void FormatPortGidName(const uint8_t (&gid)[16], char (&out)[kPortGidNameSize])
-{
-	TextBuilder<kPortGidNameSize> text(out);
-	text.Str("0x").Hex(LoadBe64(gid), 16).Hex(LoadBe64(gid + 8), 16);
-}
-
-static bool StrEqual(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
 bool Port::HasName(const char *name) const
 {
 	return gid_valid &&
@@ -62,7 +47,7 @@ void Port::Update(const srpt_port_desc &desc)
 	sm_lid = desc.sm_lid;
 	__builtin_memcpy(gid, desc.gid, sizeof(gid));
 	FormatPortGuidName(gid, guid_name);
-	FormatPortGidName(gid, gid_name);
+	FormatHexId(gid, gid_name);
 }
 
 Device *Device::Create(const srpt_device_desc &desc, Status *status)

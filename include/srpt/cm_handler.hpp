@@ -24,11 +24,6 @@ constexpr uint32_t ChannelCredits(uint32_t max_qp_wr)
 	return max_qp_wr < kMaxChannelCredits ? max_qp_wr : kMaxChannelCredits;
 }
 
-/* "0x" + 32 hex digits of an initiator port id (GID-named ports). */
-constexpr size_t kInitiatorPortIdNameSize = 35;
-void FormatInitiatorPortId(const uint8_t (&id)[16],
-			   char (&out)[kInitiatorPortIdNameSize]);
-
 /*
  * The LIO reject reason for a failed target_setup_session: no memory is a
  * resource shortage, anything else (no ACL matches) a channel limit, as

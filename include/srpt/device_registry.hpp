@@ -16,6 +16,7 @@
 
 #include <srpt/alloc.hpp>
 #include <srpt/core_api.h>
+#include <srpt/hex_format.hpp>
 #include <srpt/intrusive_list.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/rdma_glue.h>
@@ -35,14 +36,13 @@ enum class LinkLayer : uint32_t {
 const char *LinkLayerName(LinkLayer layer);
 
 constexpr size_t kPortGuidNameSize = sizeof("xxxx:xxxx:xxxx:xxxx");
-constexpr size_t kPortGidNameSize = sizeof("0x") + 32;
+/* The GID form, FormatHexId() of the GID. */
+constexpr size_t kPortGidNameSize = kHexIdSize;
 constexpr size_t kDeviceNameSize = 64; /* IB_DEVICE_NAME_MAX */
 
 /* "fe80:0000:0000:0001" from the interface id (bytes 8..15) of @gid. */
 void FormatPortGuidName(const uint8_t (&gid)[16],
 			char (&out)[kPortGuidNameSize]);
-/* "0x" + subnet prefix + interface id, 32 lowercase hex digits. */
-void FormatPortGidName(const uint8_t (&gid)[16], char (&out)[kPortGidNameSize]);
 
 /* Per-port settings shared by the port's TPGs (configfs attrib/). */
 struct PortAttributes {

@@ -51,7 +51,7 @@ TEST(PortNames, FormattedAsTheInTreeDriver)
 	char guid_name[kPortGuidNameSize];
 	char gid_name[kPortGidNameSize];
 	FormatPortGuidName(gid, guid_name);
-	FormatPortGidName(gid, gid_name);
+	FormatHexId(gid, gid_name);
 	EXPECT_STREQ(guid_name, "5054:00ff:fe12:3456");
 	EXPECT_STREQ(gid_name, "0xfe80000000000000505400fffe123456");
 }
