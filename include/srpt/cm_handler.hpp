@@ -40,10 +40,10 @@ constexpr wire::LoginRejReason SessionRejectReason(Status session)
 constexpr uint32_t kMaxCommandData = PortAttributes::kMaxMaxRdmaSize;
 
 struct LoginResult {
-	bool accepted;
 	/*
-	 * kOk when the channel took the cm_id; otherwise the CM handler
-	 * returns it (as -errno) and the CM destroys the id.
+	 * kOk when the channel took the cm_id (accepted, or closing after a
+	 * failed accept); otherwise the CM handler returns it (as -errno) and
+	 * the CM destroys the id.
 	 */
 	Status status;
 };
