@@ -163,9 +163,9 @@ private:
 /*
  * One counted reference on a Device, dropped when the DeviceRef goes: an
  * early return cannot leak it and a second owner cannot drop it twice.
- * Move-only. Acquire() counts a new reference; Adopt() and release() are
- * for the one reference that passes through C (the registry's, from
- * Device::Create to DeviceRegistry::Remove, held by the glue meanwhile).
+ * Move-only. Acquire() counts a new reference. Adopt() takes over one no
+ * DeviceRef held while it crossed C (the registry's, from Device::Create
+ * to DeviceRegistry::Remove), release() hands one on to such a holder.
  */
 class DeviceRef
 {
@@ -197,8 +197,7 @@ public:
 	Device &operator*() const { return *dev_; }
 	explicit operator bool() const { return dev_ != nullptr; }
 
-	/* Hands the reference on, still counted, to whoever takes the pointer.
-	 */
+	/* Hands the reference on, still counted, with the pointer. */
 	Device *release()
 	{
 		Device *dev = dev_;
