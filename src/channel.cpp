@@ -37,7 +37,7 @@ const char *LioConnStateName(ChannelState s)
 
 Status KernelEnv::PostRecv(RecvCtx &r)
 {
-	if (SharedRecvQueue *srq = ch_->srq_)
+	if (SharedRecvQueue *srq = ch_->srq_.get())
 		return StatusFromErrno(
 		    srpt_dp_srq_post_recv(srq->dp(), r.index()));
 	return StatusFromErrno(srpt_dp_post_recv(ch_->dp_, r.index()));
@@ -79,9 +79,10 @@ void KernelEnv::StateChanged(ChannelState from, ChannelState to)
 
 /* ---- setup ---------------------------------------------------------- */
 
-Channel::Channel(const ChannelParams &p)
-    : nexus_node(), registry_node(), core_(*this), device_(p.device),
-      srq_(p.srq), port_(p.port), cm_id_(p.cm_id), cm_(p.cm), login_(p.login),
+Channel::Channel(const ChannelParams &p, SrqRef srq)
+    : nexus_node(), registry_node(), core_(*this),
+      device_(DeviceRef::Acquire(*p.device)), srq_(std::move(srq)),
+      port_(p.port), cm_id_(p.cm_id), cm_(p.cm), login_(p.login),
       limits_(channel_limits(p.login, p.max_data_len)), credits_(p.credits),
       id_(0)
 {
@@ -90,27 +91,28 @@ Channel::Channel(const ChannelParams &p)
 	srpt_work_init(kick_work_, KickWork, this, SRPT_WORK_CHANNEL_KICK);
 	srpt_work_init(release_work_, ReleaseWork, this,
 		       SRPT_WORK_CHANNEL_RELEASE);
-	device_->Get();
 }
 
 Channel::~Channel()
 {
 	FreeArray(extra_);
-	/* The QP is gone and the core returned its SRQ contexts: let go. */
-	if (srq_)
-		device_->srq().Put(srq_);
-	device_->Put();
+	/*
+	 * The QP is gone and the core returned its SRQ contexts: let go of
+	 * the SRQ, then of the device it lives in.
+	 */
+	srq_.reset();
+	device_.reset();
 }
 
-Channel *Channel::Create(const ChannelParams &p, Status *status)
+Channel *Channel::Create(const ChannelParams &p, SrqRef srq, Status *status)
 {
-	Channel *ch = new (Gfp::kKernel) Channel(p);
+	/* Allocation fails before @srq moves: it goes back with the call. */
+	Channel *ch = new (Gfp::kKernel) Channel(p, std::move(srq));
 	if (!ch) {
-		if (p.srq)
-			p.device->srq().Put(p.srq);
 		*status = Status::kNoMemory;
 		return nullptr;
 	}
+	SharedRecvQueue *const q = ch->srq();
 	ch->extra_ = AllocateArray<CmdExtra>(p.credits, Gfp::kKernel);
 	if (!ch->extra_) {
 		delete ch;
@@ -125,12 +127,12 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	args.pkey = p.pkey;
 	args.core_ch = ch;
 	args.name = ch->name_;
-	args.srq = p.srq ? p.srq->dp() : nullptr;
+	args.srq = q ? q->dp() : nullptr;
 	args.port_num = p.port->number;
 	args.rq_size = p.credits;
 	args.sq_size = p.sq_size;
 	/* The SRQ's buffers were mapped when it was made. */
-	args.n_recv = p.srq ? 0 : p.credits;
+	args.n_recv = q ? 0 : p.credits;
 	args.n_send = p.credits;
 	uint32_t max_send_wr = 0;
 	int rc = srpt_dp_ch_create(&args, &ch->dp_, &max_send_wr);
@@ -148,7 +150,7 @@ Channel *Channel::Create(const ChannelParams &p, Status *status)
 	cfg.sq_size = max_send_wr;
 	cfg.req_buf_size = p.req_buf_size;
 	cfg.imm_data_offset = p.login.imm_data_offset;
-	cfg.srq_ring = p.srq ? &p.srq->ring() : nullptr;
+	cfg.srq_ring = q ? &q->ring() : nullptr;
 	cfg.name = ch->name_;
 	Status st = ch->core_.Init(cfg, Gfp::kKernel);
 	if (IsOk(st)) {

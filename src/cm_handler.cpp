@@ -61,13 +61,6 @@ void Reject(const LoginSource &src, const char *who, uint64_t tag,
 }
 
 /* The two CMs carry SRP_LOGIN_REQ in two layouts (login.hpp). */
-LoginDecision Negotiate(const LoginSource &src, std::span<const uint8_t> pdata,
-			const LoginConfig &cfg)
-{
-	return src.cm == SRPT_DP_IB_CM ? negotiate_login_ib_cm(pdata, cfg)
-				       : negotiate_login_rdma_cm(pdata, cfg);
-}
-
 std::optional<LoginRequest> Decode(const LoginSource &src,
 				   std::span<const uint8_t> pdata)
 {
@@ -119,123 +112,131 @@ Status SetupSession(Channel &ch, const PortSnapshot &snap, const char *src_name,
 	return st;
 }
 
-} // namespace
+/*
+ * One login on its way through Admit, Build, Publish and Accept: what
+ * each step found out and the steps after it need.
+ */
+struct Login {
+	Login(Device &dev, Port &p, const LoginSource &s)
+	    : device(dev), port(p), src(s)
+	{
+	}
 
-void FormatInitiatorPortId(const uint8_t (&id)[16],
-			   char (&out)[kInitiatorPortIdNameSize])
-{
-	TextBuilder<kInitiatorPortIdNameSize>(out)
-	    .Str("0x")
-	    .Hex(LoadBe64(id), 16)
-	    .Hex(LoadBe64(id + 8), 16);
-}
+	/* LOGIN_REJ for the decoded request; @who names the log lines. */
+	void Refuse(const char *who, wire::LoginRejReason reason,
+		    const char *why) const
+	{
+		Reject(src, who, decision.tag, reason,
+		       {i_port_id, why, req.it_iu_len});
+	}
 
-namespace
-{
+	Device &device;
+	Port &port;
+	const LoginSource &src;
+	PortSnapshot snap{};
+	LoginConfig cfg{};
+	uint32_t credits = 0;
+	/* All zero when the private data was too short to decode. */
+	LoginRequest req{};
+	LoginDecision decision{};
+	/* req.initiator_port_id, for logs and as the ACL name */
+	char i_port_id[kHexIdSize] = {};
+	/* The channel's SRQ reference until Build hands it over. */
+	SrqRef srq;
+};
 
 /*
- * The login of either CM (in-tree srpt_cm_req_recv). Returns what the CM
- * handler returns: 0 when the channel took the cm_id, negative when the
- * CM must destroy it.
+ * Decodes the private data once and negotiates on what was decoded;
+ * false when the login is refused (and answered).
  */
-LoginResult HandleLogin(Device &device, uint32_t port_num,
-			const LoginSource &src, const uint8_t *pdata,
-			uint32_t pdata_len)
+bool Admit(Login &l, std::span<const uint8_t> pdata)
 {
-	const char *const src_addr = src.name;
-	const LoginResult refused{false, Status::kRefused};
-	ModuleState &ms = GetModuleState();
-	ChannelRegistry *reg = GetChannelRegistry();
-	Port *port = device.port(port_num);
-	if (!port || !reg || device.removed()) {
-		SRPT_ERR(src_addr, "login on %s port %u: no such port",
-			 device.name(), port_num);
-		Reject(src, src_addr, 0,
-		       wire::LoginRejReason::UnableToEstablishChannel,
-		       {"-", "no such target port", 0});
-		return refused;
-	}
-	const PortSnapshot snap = Snapshot(*port);
-	const uint32_t credits = ChannelCredits(device.attributes().max_qp_wr);
+	const ModuleState &ms = GetModuleState();
+	l.snap = Snapshot(l.port);
+	l.credits = ChannelCredits(l.device.attributes().max_qp_wr);
+	l.cfg.service_guid = ms.service_guid;
+	l.cfg.max_req_size = static_cast<uint32_t>(ms.params.srp_max_req_size);
+	l.cfg.req_lim = l.credits;
+	l.cfg.port_enabled = l.snap.enabled;
+	l.srq = l.device.srq().Get(l.snap.attrib.use_srq);
+	l.cfg.use_srq = static_cast<bool>(l.srq);
 
-	LoginConfig cfg{};
-	cfg.service_guid = ms.service_guid;
-	cfg.max_req_size = static_cast<uint32_t>(ms.params.srp_max_req_size);
-	cfg.req_lim = credits;
-	cfg.port_enabled = snap.enabled;
-	/* The channel takes this reference over (ChannelParams::srq). */
-	SharedRecvQueue *srq = device.srq().Get(snap.attrib.use_srq);
-	cfg.use_srq = srq != nullptr;
-	const LoginDecision d = Negotiate(src, {pdata, pdata_len}, cfg);
-
-	LoginRequest req{};
-	const auto decoded = Decode(src, {pdata, pdata_len});
-	if (decoded)
-		req = *decoded;
-	char i_port_id[kInitiatorPortIdNameSize];
-	FormatInitiatorPortId(req.initiator_port_id, i_port_id);
+	const std::optional<LoginRequest> req = Decode(l.src, pdata);
+	if (req)
+		l.req = *req;
+	l.decision = negotiate_login(req, l.cfg);
+	FormatHexId(l.req.initiator_port_id, l.i_port_id);
 	SRPT_INFO(
-	    src_addr,
+	    l.src.name,
 	    "SRP_LOGIN_REQ from %s on %s port %u, it_iu_len %u, flags %#x",
-	    i_port_id, device.name(), port_num, req.it_iu_len, req.flags);
-	if (!d.accepted()) {
-		if (srq)
-			device.srq().Put(srq);
-		SRPT_ERR(src_addr, "login rejected: %s", describe(d.check));
-		Reject(src, src_addr, d.tag, d.reason,
-		       {i_port_id, describe(d.check), req.it_iu_len});
-		return refused;
-	}
+	    l.i_port_id, l.device.name(), l.port.number, l.req.it_iu_len,
+	    l.req.flags);
+	if (l.decision.accepted())
+		return true;
+	SRPT_ERR(l.src.name, "login rejected: %s", describe(l.decision.check));
+	l.Refuse(l.src.name, l.decision.reason, describe(l.decision.check));
+	return false;
+}
 
+/*
+ * The channel (given the SRQ reference) and its session; nullptr when
+ * either cannot be had (answered, nothing left behind).
+ */
+Channel *Build(Login &l)
+{
 	ChannelParams p{};
-	p.device = &device;
-	p.port = port;
-	p.cm_id = src.cm_id;
-	p.cm = src.cm;
-	p.pkey = src.pkey;
-	p.login = d.params;
-	p.credits = credits;
-	p.sq_size = snap.attrib.srp_sq_size;
-	p.rsp_buf_size = snap.attrib.srp_max_rsp_size;
-	p.req_buf_size = cfg.max_req_size;
+	p.device = &l.device;
+	p.port = &l.port;
+	p.cm_id = l.src.cm_id;
+	p.cm = l.src.cm;
+	p.pkey = l.src.pkey;
+	p.login = l.decision.params;
+	p.credits = l.credits;
+	p.sq_size = l.snap.attrib.srp_sq_size;
+	p.rsp_buf_size = l.snap.attrib.srp_max_rsp_size;
+	p.req_buf_size = l.cfg.max_req_size;
 	p.max_data_len = kMaxCommandData;
 	p.send_ctx_limit = srpt_dp_test_send_ctx_limit();
-	p.name = src_addr;
-	p.srq = srq;
+	p.name = l.src.name;
 	Status st;
-	Channel *ch = Channel::Create(p, &st);
+	Channel *ch = Channel::Create(p, std::move(l.srq), &st);
 	if (!ch) {
-		Reject(
-		    src, src_addr, d.tag,
-		    wire::LoginRejReason::InsufficientResources,
-		    {i_port_id, "no resources for the channel", req.it_iu_len});
-		return refused;
+		l.Refuse(l.src.name,
+			 wire::LoginRejReason::InsufficientResources,
+			 "no resources for the channel");
+		return nullptr;
 	}
 
-	const Status session = SetupSession(*ch, snap, src_addr, i_port_id);
+	const Status session =
+	    SetupSession(*ch, l.snap, l.src.name, l.i_port_id);
 	if (!IsOk(session)) {
-		SRPT_INFO(src_addr,
+		SRPT_INFO(l.src.name,
 			  "rejected login for initiator %s (%s): ret = %d",
-			  src_addr, i_port_id, ToNegativeErrno(session));
+			  l.src.name, l.i_port_id, ToNegativeErrno(session));
 		ch->DestroyUnpublished();
-		Reject(src, src_addr, d.tag, SessionRejectReason(session),
-		       {i_port_id,
-			session == Status::kNoMemory
-			    ? "no memory for the session"
-			    : "the target core refused the session (no ACL?)",
-			req.it_iu_len});
-		return refused;
+		l.Refuse(l.src.name, SessionRejectReason(session),
+			 session == Status::kNoMemory
+			     ? "no memory for the session"
+			     : "the target core refused the session (no ACL?)");
+		return nullptr;
 	}
+	return ch;
+}
 
-	/* Publish: from here on the channel ends through Close(). */
-	bool terminated = false;
-	bool published = false;
+/*
+ * Links @ch into its I_T nexus and applies the multichannel action: from
+ * here on the channel ends through Close(). False when the nexus cannot
+ * be made (answered, channel freed); *terminated: other channels of the
+ * nexus were closed.
+ */
+bool Publish(Login &l, ChannelRegistry &reg, Channel &ch, bool *terminated)
+{
 	{
-		MutexGuard guard(reg->mutex);
-		Nexus *nexus = reg->GetNexusLocked(port, req.initiator_port_id,
-						   req.target_port_id);
+		MutexGuard guard(reg.mutex);
+		Nexus *nexus = reg.GetNexusLocked(
+		    &l.port, l.req.initiator_port_id, l.req.target_port_id);
 		if (nexus) {
-			if (d.params.multichannel ==
+			if (l.decision.params.multichannel ==
 			    wire::MultiChannelAction::Single) {
 				nexus->channels.ForEach([&](Channel &other) {
 					if (other.Disconnect(
@@ -245,57 +246,90 @@ LoginResult HandleLogin(Device &device, uint32_t port_num,
 							  "relogin: closed "
 							  "channel %u",
 							  other.id());
-						terminated = true;
+						*terminated = true;
 					}
 				});
 			}
-			reg->AddLocked(*ch, *nexus);
+			reg.AddLocked(ch, *nexus);
 			/*
 			 * Under the registry mutex: nothing can close the
 			 * channel before its debugfs entry exists.
 			 */
-			ch->debugfs =
-			    srpt_dp_debugfs_add(ch, ch->name(), ch->id());
-			published = true;
+			ch.debugfs =
+			    srpt_dp_debugfs_add(&ch, ch.name(), ch.id());
+			return true;
 		}
 	}
-	if (!published) {
-		ch->DestroyUnpublished();
-		Reject(
-		    src, src_addr, d.tag,
-		    wire::LoginRejReason::InsufficientResources,
-		    {i_port_id, "no memory for the I_T nexus", req.it_iu_len});
-		return refused;
-	}
+	ch.DestroyUnpublished();
+	l.Refuse(l.src.name, wire::LoginRejReason::InsufficientResources,
+		 "no memory for the I_T nexus");
+	return false;
+}
 
+/*
+ * LOGIN_RSP, unless the port was disabled or the channel closed since
+ * Admit. A failure is answered with LOGIN_REJ and closes the channel.
+ */
+void Accept(const Login &l, Channel &ch, bool terminated)
+{
+	const LoginParams &params = l.decision.params;
 	uint8_t rsp[sizeof(wire::LoginRsp)];
 	const size_t rsp_len =
-	    build_login_rsp(rsp, d.tag, d.params, terminated);
+	    build_login_rsp(rsp, l.decision.tag, params, terminated);
 	Status accepted = Status::kInvalid;
-	if (PortEnabled(*port) && ch->state() == ChannelState::kConnecting)
+	if (PortEnabled(l.port) && ch.state() == ChannelState::kConnecting)
 		accepted = StatusFromErrno(srpt_dp_cm_accept(
-		    ch->dp(), rsp, static_cast<uint32_t>(rsp_len)));
+		    ch.dp(), rsp, static_cast<uint32_t>(rsp_len)));
 	if (!IsOk(accepted)) {
-		SRPT_ERR(ch->name(), "accepting the login failed (%d)",
+		SRPT_ERR(ch.name(), "accepting the login failed (%d)",
 			 ToNegativeErrno(accepted));
-		Reject(
-		    src, ch->name(), d.tag,
-		    wire::LoginRejReason::InsufficientResources,
-		    {i_port_id, "accepting the login failed", req.it_iu_len});
-		/* The release work owns the cm_id now. */
-		(void)ch->Close("accepting the login failed");
-		return LoginResult{false, Status::kOk};
+		l.Refuse(ch.name(), wire::LoginRejReason::InsufficientResources,
+			 "accepting the login failed");
+		(void)ch.Close("accepting the login failed");
+		return;
 	}
-	SRPT_INFO(ch->name(),
+	SRPT_INFO(ch.name(),
 		  "login accepted: channel %u, %u credits, it_iu_len %u%s%s%s",
-		  ch->id(), credits, d.params.it_iu_len,
-		  d.params.immediate_data ? ", immediate data" : "",
-		  srq ? ", shared receive queue" : "",
+		  ch.id(), l.credits, params.it_iu_len,
+		  params.immediate_data ? ", immediate data" : "",
+		  ch.srq() ? ", shared receive queue" : "",
 		  terminated ? ", other channels terminated" : "");
 	if (srpt_tracing())
-		srpt_trace_login(ch->name(), i_port_id, true, "accepted", 0,
-				 d.params.it_iu_len, credits);
-	return LoginResult{true, Status::kOk};
+		srpt_trace_login(ch.name(), l.i_port_id, true, "accepted", 0,
+				 params.it_iu_len, l.credits);
+}
+
+/*
+ * The login of either CM (in-tree srpt_cm_req_recv). Status kOk when the
+ * channel took the cm_id, otherwise the CM must destroy it.
+ */
+LoginResult HandleLogin(Device &device, uint32_t port_num,
+			const LoginSource &src, const uint8_t *pdata,
+			uint32_t pdata_len)
+{
+	const LoginResult refused{Status::kRefused};
+	ChannelRegistry *reg = GetChannelRegistry();
+	Port *port = device.port(port_num);
+	if (!port || !reg || device.removed()) {
+		SRPT_ERR(src.name, "login on %s port %u: no such port",
+			 device.name(), port_num);
+		Reject(src, src.name, 0,
+		       wire::LoginRejReason::UnableToEstablishChannel,
+		       {"-", "no such target port", 0});
+		return refused;
+	}
+	Login login(device, *port, src);
+	if (!Admit(login, {pdata, pdata_len}))
+		return refused;
+	Channel *ch = Build(login);
+	if (!ch)
+		return refused;
+	bool terminated = false;
+	if (!Publish(login, *reg, *ch, &terminated))
+		return refused;
+	/* Accepted or not, the channel owns the cm_id: its release ends it. */
+	Accept(login, *ch, terminated);
+	return LoginResult{Status::kOk};
 }
 
 } // namespace

@@ -33,21 +33,6 @@ void FormatPortGuidName(const uint8_t (&gid)[16],
 	}
 }
 
-void FormatPortGidName(const uint8_t (&gid)[16], char (&out)[kPortGidNameSize])
-{
-	TextBuilder<kPortGidNameSize> text(out);
-	text.Str("0x").Hex(LoadBe64(gid), 16).Hex(LoadBe64(gid + 8), 16);
-}
-
-static bool StrEqual(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
 bool Port::HasName(const char *name) const
 {
 	return gid_valid &&
@@ -62,7 +47,7 @@ void Port::Update(const srpt_port_desc &desc)
 	sm_lid = desc.sm_lid;
 	__builtin_memcpy(gid, desc.gid, sizeof(gid));
 	FormatPortGuidName(gid, guid_name);
-	FormatPortGidName(gid, gid_name);
+	FormatHexId(gid, gid_name);
 }
 
 Device *Device::Create(const srpt_device_desc &desc, Status *status)
@@ -191,7 +176,8 @@ void DeviceRegistry::Remove(Device *device)
 		device->ib_device_ = nullptr;
 	}
 	SRPT_INFO(nullptr, "device %s removed", device->name());
-	device->Put();
+	/* The reference Create() counted for the registry ends here. */
+	DeviceRef::Adopt(device).reset();
 }
 
 size_t DeviceRegistry::device_count()
@@ -200,17 +186,19 @@ size_t DeviceRegistry::device_count()
 	return devices_.size();
 }
 
-Port *DeviceRegistry::FindPortAndGet(const char *name, bool *guid_form)
+PortLookup DeviceRegistry::FindPort(const char *name)
 {
 	MutexGuard guard(mutex_);
-	Port *found = nullptr;
+	PortLookup found;
 	devices_.ForEach([&](Device &dev) {
-		for (uint32_t n = 1; !found && n <= dev.port_count(); n++) {
+		for (uint32_t n = 1; !found.port && n <= dev.port_count();
+		     n++) {
 			Port *port = dev.port(n);
 			if (port->HasName(name)) {
-				found = port;
-				*guid_form = StrEqual(name, port->guid_name);
-				dev.Get();
+				found.port = port;
+				found.guid_form =
+				    StrEqual(name, port->guid_name);
+				found.device = DeviceRef::Acquire(dev);
 			}
 		}
 	});

@@ -114,24 +114,25 @@ LoginDecision negotiate_login(const LoginRequest &req, const LoginConfig &cfg)
 	return d;
 }
 
-LoginDecision negotiate_login_ib_cm(std::span<const uint8_t> pdata,
-				    const LoginConfig &cfg)
+LoginDecision negotiate_login(const std::optional<LoginRequest> &req,
+			      const LoginConfig &cfg)
 {
-	const auto req = decode_login_req(pdata);
 	if (!req)
 		return reject(0, LoginCheck::ShortPrivateData,
 			      LoginRejReason::UnableToEstablishChannel);
 	return negotiate_login(*req, cfg);
 }
 
+LoginDecision negotiate_login_ib_cm(std::span<const uint8_t> pdata,
+				    const LoginConfig &cfg)
+{
+	return negotiate_login(decode_login_req(pdata), cfg);
+}
+
 LoginDecision negotiate_login_rdma_cm(std::span<const uint8_t> pdata,
 				      const LoginConfig &cfg)
 {
-	const auto req = decode_login_req_rdma(pdata);
-	if (!req)
-		return reject(0, LoginCheck::ShortPrivateData,
-			      LoginRejReason::UnableToEstablishChannel);
-	return negotiate_login(*req, cfg);
+	return negotiate_login(decode_login_req_rdma(pdata), cfg);
 }
 
 uint8_t login_rsp_flags(const LoginParams &params, bool channels_terminated)

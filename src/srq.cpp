@@ -137,13 +137,23 @@ void DeviceSrq::Reconcile(Device &dev)
 	SetDepthLocked();
 }
 
-SharedRecvQueue *DeviceSrq::Get(bool port_use_srq)
+void SrqRef::reset()
+{
+	DeviceSrq *owner = owner_;
+	SharedRecvQueue *srq = srq_;
+	owner_ = nullptr;
+	srq_ = nullptr;
+	if (srq)
+		owner->Put(srq);
+}
+
+SrqRef DeviceSrq::Get(bool port_use_srq)
 {
 	MutexGuard guard(mutex_);
 	if (!port_use_srq || !wanted_ || closed_ || !srq_)
-		return nullptr;
+		return SrqRef();
 	users_++;
-	return srq_;
+	return SrqRef(*this, srq_);
 }
 
 void DeviceSrq::Put(SharedRecvQueue *srq)

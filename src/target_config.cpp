@@ -9,7 +9,8 @@
 namespace srpt
 {
 
-PortId::PortId(Port &port, bool guid_form) : port_(&port), guid_form_(guid_form)
+PortId::PortId(Port &port, bool guid_form, DeviceRef device)
+    : port_(&port), guid_form_(guid_form), device_(std::move(device))
 {
 	TextBuilder<kPortGidNameSize>(name_).Str(guid_form ? port.guid_name
 							   : port.gid_name);
@@ -17,17 +18,17 @@ PortId::PortId(Port &port, bool guid_form) : port_(&port), guid_form_(guid_form)
 
 PortId *PortId::Make(DeviceRegistry &registry, const char *name, Status *status)
 {
-	bool guid_form = false;
-	Port *port = registry.FindPortAndGet(name, &guid_form);
-	if (!port) {
+	PortLookup found = registry.FindPort(name);
+	if (!found.port) {
 		SRPT_ERR(nullptr, "no RDMA port is named %s", name);
 		*status = Status::kInvalid;
 		return nullptr;
 	}
-	Device *device = port->device;
-	PortId *id = new (Gfp::kKernel) PortId(*port, guid_form);
+	Port *port = found.port;
+	const bool guid_form = found.guid_form;
+	PortId *id = new (Gfp::kKernel)
+	    PortId(*port, guid_form, std::move(found.device));
 	if (!id) {
-		device->Put();
 		*status = Status::kNoMemory;
 		return nullptr;
 	}
@@ -38,7 +39,6 @@ PortId *PortId::Make(DeviceRegistry &registry, const char *name, Status *status)
 	if (slot) {
 		*status = Status::kExists;
 		delete id;
-		device->Put();
 		return nullptr;
 	}
 	slot = id;
@@ -48,15 +48,14 @@ PortId *PortId::Make(DeviceRegistry &registry, const char *name, Status *status)
 
 void PortId::Drop()
 {
-	Device *device = port_->device;
 	{
 		MutexGuard guard(port_->mutex);
 		PortId *&slot = guid_form_ ? port_->guid_id : port_->gid_id;
 		SRPT_WARN_ON(slot != this);
 		slot = nullptr;
 	}
+	/* Last: the device reference may be what keeps port_ alive. */
 	delete this;
-	device->Put();
 }
 
 bool PortId::SetEnabledLocked(bool enable)

@@ -111,11 +111,6 @@ struct ChannelParams {
 	uint32_t max_data_len; /* bound of one command's data */
 	uint32_t send_ctx_limit;
 	const char *name; /* session name, copied */
-	/*
-	 * The device's SRQ (DeviceSrq::Get) or nullptr. Channel::Create takes
-	 * over its reference, also when it fails.
-	 */
-	SharedRecvQueue *srq;
 };
 
 class Channel final : public srpt_core_ch, public KernelAllocated
@@ -123,9 +118,11 @@ class Channel final : public srpt_core_ch, public KernelAllocated
 public:
 	/*
 	 * Rings, QP and CQ, buffers mapped, receives posted: everything but
-	 * the session. nullptr and *status on failure (nothing left behind).
+	 * the session. @srq (empty: own receive ring) becomes the channel's.
+	 * nullptr and *status on failure (nothing left behind).
 	 */
-	static Channel *Create(const ChannelParams &p, Status *status);
+	static Channel *Create(const ChannelParams &p, SrqRef srq,
+			       Status *status);
 	/*
 	 * Frees a channel that never went through Close() (a failed login
 	 * before it was published): session removed, QP/CQ destroyed, the
@@ -174,13 +171,13 @@ public:
 	srpt_core_port_id *session_port_id() const { return session_port_id_; }
 	srpt_dp_cm cm_kind() const { return cm_; }
 	uint32_t id() const { return id_; }
-	Device *device() const { return device_; }
+	Device *device() const { return device_.get(); }
 	Port *port() const { return port_; }
 	srpt_dp_ch *dp() const { return dp_; }
 	const LoginParams &login() const { return login_; }
 	uint32_t credits() const { return credits_; }
 	/* Receives come from the device's SRQ (nullptr: own ring). */
-	SharedRecvQueue *srq() const { return srq_; }
+	SharedRecvQueue *srq() const { return srq_.get(); }
 	ChannelCore<KernelEnv> &core() { return core_; }
 
 	/* Intrusive links: the nexus's channel list, the registry's list. */
@@ -193,7 +190,7 @@ private:
 	friend class KernelEnv;
 	friend class ChannelRegistry;
 
-	explicit Channel(const ChannelParams &p);
+	Channel(const ChannelParams &p, SrqRef srq);
 	~Channel();
 
 	/* The move to kReleasing, then the release work (a failed drain). */
@@ -216,8 +213,8 @@ private:
 	/* The data path, and the channel's state under its lock. */
 	ChannelCore<KernelEnv> core_;
 	srpt_dp_ch *dp_ = nullptr;
-	Device *device_;
-	SharedRecvQueue *srq_; /* a reference on the device's SRQ, or nullptr */
+	DeviceRef device_;
+	SrqRef srq_; /* empty: the channel's own receive ring */
 	Port *port_;
 	void *cm_id_;
 	srpt_dp_cm cm_;

@@ -8,20 +8,7 @@
 #ifndef SRPT_CHANNEL_INTERNAL_HPP
 #define SRPT_CHANNEL_INTERNAL_HPP
 
-#include <stddef.h>
-
-namespace srpt
-{
-
-/* A channel, session or source name: cut to fit, NUL-terminated. */
-inline void CopyName(char (&dst)[64], const char *src)
-{
-	size_t i = 0;
-	for (; src && src[i] && i + 1 < sizeof(dst); i++)
-		dst[i] = src[i];
-	dst[i] = '\0';
-}
-
-} // namespace srpt
+/* CopyName */
+#include <srpt/hex_format.hpp>
 
 #endif

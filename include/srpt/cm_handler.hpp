@@ -24,11 +24,6 @@ constexpr uint32_t ChannelCredits(uint32_t max_qp_wr)
 	return max_qp_wr < kMaxChannelCredits ? max_qp_wr : kMaxChannelCredits;
 }
 
-/* "0x" + 32 hex digits of an initiator port id (GID-named ports). */
-constexpr size_t kInitiatorPortIdNameSize = 35;
-void FormatInitiatorPortId(const uint8_t (&id)[16],
-			   char (&out)[kInitiatorPortIdNameSize]);
-
 /*
  * The LIO reject reason for a failed target_setup_session: no memory is a
  * resource shortage, anything else (no ACL matches) a channel limit, as
@@ -45,10 +40,10 @@ constexpr wire::LoginRejReason SessionRejectReason(Status session)
 constexpr uint32_t kMaxCommandData = PortAttributes::kMaxMaxRdmaSize;
 
 struct LoginResult {
-	bool accepted;
 	/*
-	 * kOk when the channel took the cm_id; otherwise the CM handler
-	 * returns it (as -errno) and the CM destroys the id.
+	 * kOk when the channel took the cm_id (accepted, or closing after a
+	 * failed accept); otherwise the CM handler returns it (as -errno) and
+	 * the CM destroys the id.
 	 */
 	Status status;
 };

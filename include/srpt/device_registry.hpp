@@ -6,21 +6,23 @@
  * of the GID's interface id, and the GID form "0x" + 32 hex digits.
  *
  * Lifetime: a Device is reference counted. The registry holds one reference
- * from ib_client add to remove; every configfs port directory holds one, so
- * a configuration may outlive the RDMA device (the in-tree driver once had a
- * use-after-free there). After removal the device is marked gone and its
- * kernel handles are never used again.
+ * from ib_client add to remove; every configfs port directory and every
+ * channel holds one (a DeviceRef), so a configuration may outlive the RDMA
+ * device (the in-tree driver once had a use-after-free there). After removal
+ * the device is marked gone and its kernel handles are never used again.
  */
 #ifndef SRPT_DEVICE_REGISTRY_HPP
 #define SRPT_DEVICE_REGISTRY_HPP
 
 #include <srpt/alloc.hpp>
 #include <srpt/core_api.h>
+#include <srpt/hex_format.hpp>
 #include <srpt/intrusive_list.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/rdma_glue.h>
 #include <srpt/srq.hpp>
 #include <srpt/status.hpp>
+#include <utility>
 
 namespace srpt
 {
@@ -34,14 +36,13 @@ enum class LinkLayer : uint32_t {
 const char *LinkLayerName(LinkLayer layer);
 
 constexpr size_t kPortGuidNameSize = sizeof("xxxx:xxxx:xxxx:xxxx");
-constexpr size_t kPortGidNameSize = sizeof("0x") + 32;
+/* The GID form, FormatHexId() of the GID. */
+constexpr size_t kPortGidNameSize = kHexIdSize;
 constexpr size_t kDeviceNameSize = 64; /* IB_DEVICE_NAME_MAX */
 
 /* "fe80:0000:0000:0001" from the interface id (bytes 8..15) of @gid. */
 void FormatPortGuidName(const uint8_t (&gid)[16],
 			char (&out)[kPortGuidNameSize]);
-/* "0x" + subnet prefix + interface id, 32 lowercase hex digits. */
-void FormatPortGidName(const uint8_t (&gid)[16], char (&out)[kPortGidNameSize]);
 
 /* Per-port settings shared by the port's TPGs (configfs attrib/). */
 struct PortAttributes {
@@ -61,6 +62,7 @@ struct PortAttributes {
 };
 
 class Device;
+class DeviceRef;
 class PortId;
 
 class Port : public KernelAllocated
@@ -112,12 +114,11 @@ struct DeviceAttributes {
 class Device final : public srpt_core_device, public KernelAllocated
 {
 public:
-	/* Validates @desc; nullptr with *status set when it is unusable. */
+	/*
+	 * Validates @desc; nullptr with *status set when it is unusable. The
+	 * device starts with one reference, the registry's.
+	 */
 	static Device *Create(const srpt_device_desc &desc, Status *status);
-
-	void Get();
-	/* Drops a reference; the last one frees the device. */
-	void Put();
 
 	const char *name() const { return name_; }
 	uint64_t node_guid() const { return node_guid_; }
@@ -130,13 +131,24 @@ public:
 	Port *port(uint32_t number);
 	/* The shared receive queue (attrib/use_srq of its ports). */
 	DeviceSrq &srq() { return srq_; }
+	/* Observation, for the tests. */
+	int32_t ref_count() const
+	{
+		return __atomic_load_n(&refcount_, __ATOMIC_RELAXED);
+	}
 
 	ListNode registry_node;
 
 private:
 	friend class DeviceRegistry;
+	/* Only a DeviceRef counts, so that every reference has an owner. */
+	friend class DeviceRef;
 	Device() = default;
 	~Device();
+
+	void Get();
+	/* Drops a reference; the last one frees the device. */
+	void Put();
 
 	int32_t refcount_ = 1;
 	char name_[kDeviceNameSize] = {};
@@ -146,6 +158,70 @@ private:
 	Port *ports_ = nullptr;
 	void *ib_device_ = nullptr;
 	DeviceSrq srq_;
+};
+
+/*
+ * One counted reference on a Device, dropped when the DeviceRef goes: an
+ * early return cannot leak it and a second owner cannot drop it twice.
+ * Move-only. Acquire() counts a new reference. Adopt() takes over one no
+ * DeviceRef held while it crossed C (the registry's, from Device::Create
+ * to DeviceRegistry::Remove), release() hands one on to such a holder.
+ */
+class DeviceRef
+{
+public:
+	DeviceRef() = default;
+	static DeviceRef Acquire(Device &dev)
+	{
+		dev.Get();
+		return DeviceRef(&dev);
+	}
+	/* Takes over a reference counted earlier and owned by nobody. */
+	static DeviceRef Adopt(Device *dev) { return DeviceRef(dev); }
+
+	DeviceRef(DeviceRef &&other) : dev_(other.release()) {}
+	DeviceRef &operator=(DeviceRef &&other)
+	{
+		if (this != &other) {
+			reset();
+			dev_ = other.release();
+		}
+		return *this;
+	}
+	DeviceRef(const DeviceRef &) = delete;
+	DeviceRef &operator=(const DeviceRef &) = delete;
+	~DeviceRef() { reset(); }
+
+	Device *get() const { return dev_; }
+	Device *operator->() const { return dev_; }
+	Device &operator*() const { return *dev_; }
+	explicit operator bool() const { return dev_ != nullptr; }
+
+	/* Hands the reference on, still counted, with the pointer. */
+	Device *release()
+	{
+		Device *dev = dev_;
+		dev_ = nullptr;
+		return dev;
+	}
+	void reset()
+	{
+		if (Device *dev = release())
+			dev->Put();
+	}
+
+private:
+	explicit DeviceRef(Device *dev) : dev_(dev) {}
+
+	Device *dev_ = nullptr;
+};
+
+/* A port found by name, with a reference on its device. */
+struct PortLookup {
+	Port *port = nullptr;
+	/* Which of the port's two names matched. */
+	bool guid_form = false;
+	DeviceRef device;
 };
 
 /*
@@ -169,10 +245,9 @@ public:
 	size_t device_count();
 	/*
 	 * The port that @name designates, by GUID or GID form, with a
-	 * reference on its device taken for the caller (nullptr if none).
-	 * *guid_form says which of its two names matched.
+	 * reference on its device for the caller (port nullptr if none).
 	 */
-	Port *FindPortAndGet(const char *name, bool *guid_form);
+	PortLookup FindPort(const char *name);
 	/* Re-reads a port's identity after a port event. */
 	void RefreshPort(Port &port, const srpt_port_desc &desc);
 

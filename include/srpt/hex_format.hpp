@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Fixed-size text without snprintf: the core has no C library, and names
- * such as port GUIDs and GIDs are plain hexadecimal.
+ * Fixed-size text without snprintf or string.h: the core has no C library,
+ * and names such as port GUIDs and GIDs are plain hexadecimal.
  */
 #ifndef SRPT_HEX_FORMAT_HPP
 #define SRPT_HEX_FORMAT_HPP
@@ -66,6 +66,37 @@ constexpr uint64_t LoadBe64(const uint8_t *p)
 	for (int i = 0; i < 8; i++)
 		v = (v << 8) | p[i];
 	return v;
+}
+
+/*
+ * "0x" + 32 lowercase hex digits of 16 big-endian bytes: the in-tree name
+ * of a port GID and of an SRP initiator port id alike.
+ */
+constexpr size_t kHexIdSize = sizeof("0x") + 32;
+inline void FormatHexId(const uint8_t (&id)[16], char (&out)[kHexIdSize])
+{
+	TextBuilder<kHexIdSize>(out)
+	    .Str("0x")
+	    .Hex(LoadBe64(id), 16)
+	    .Hex(LoadBe64(id + 8), 16);
+}
+
+/* A channel, session or source name: cut to fit, NUL-terminated. */
+inline void CopyName(char (&dst)[64], const char *src)
+{
+	size_t i = 0;
+	for (; src && src[i] && i + 1 < sizeof(dst); i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
+
+inline bool StrEqual(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
 }
 
 } // namespace srpt

@@ -110,8 +110,14 @@ struct LoginDecision {
 };
 
 LoginDecision negotiate_login(const LoginRequest &req, const LoginConfig &cfg);
+/*
+ * On what a decode_login_req*() returned: nothing decoded (short private
+ * data) is a rejection, not an error.
+ */
+LoginDecision negotiate_login(const std::optional<LoginRequest> &req,
+			      const LoginConfig &cfg);
 
-/* decode + negotiate; short private data is a rejection, not an error. */
+/* decode + negotiate */
 LoginDecision negotiate_login_ib_cm(std::span<const uint8_t> pdata,
 				    const LoginConfig &cfg);
 LoginDecision negotiate_login_rdma_cm(std::span<const uint8_t> pdata,

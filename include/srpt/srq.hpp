@@ -36,14 +36,15 @@
 
 #include <srpt/alloc.hpp>
 #include <srpt/core/ioctx_ring.hpp>
-#include <srpt/rdma_glue.h>
 #include <srpt/lock.hpp>
+#include <srpt/rdma_glue.h>
 #include <srpt/status.hpp>
 
 namespace srpt
 {
 
 class Device;
+class DeviceSrq;
 
 /* One SRQ: the glue's ib_srq and the ring of receive contexts posted on it. */
 class SharedRecvQueue final : public KernelAllocated
@@ -65,6 +66,55 @@ private:
 	srpt_dp_srq *dp_ = nullptr;
 };
 
+/*
+ * A channel's use of the device's SRQ (DeviceSrq::Get), given back when
+ * the SrqRef goes: a refused login returns it on every exit, and the
+ * channel that takes it over by a move returns it when it is freed.
+ * Move-only. Empty: the channel has its own receive ring.
+ */
+class SrqRef
+{
+public:
+	SrqRef() = default;
+	SrqRef(SrqRef &&other) : owner_(other.owner_), srq_(other.srq_)
+	{
+		other.owner_ = nullptr;
+		other.srq_ = nullptr;
+	}
+	SrqRef &operator=(SrqRef &&other)
+	{
+		if (this != &other) {
+			reset();
+			owner_ = other.owner_;
+			srq_ = other.srq_;
+			other.owner_ = nullptr;
+			other.srq_ = nullptr;
+		}
+		return *this;
+	}
+	SrqRef(const SrqRef &) = delete;
+	SrqRef &operator=(const SrqRef &) = delete;
+	~SrqRef() { reset(); }
+
+	SharedRecvQueue *get() const { return srq_; }
+	SharedRecvQueue *operator->() const { return srq_; }
+	explicit operator bool() const { return srq_ != nullptr; }
+	bool operator==(decltype(nullptr)) const { return srq_ == nullptr; }
+
+	/* Gives the reference back now (DeviceSrq::Put); then empty. */
+	void reset();
+
+private:
+	friend class DeviceSrq;
+	SrqRef(DeviceSrq &owner, SharedRecvQueue *srq)
+	    : owner_(&owner), srq_(srq)
+	{
+	}
+
+	DeviceSrq *owner_ = nullptr;
+	SharedRecvQueue *srq_ = nullptr;
+};
+
 /* The SRQ state of one device (embedded in Device). */
 class DeviceSrq
 {
@@ -78,7 +128,7 @@ public:
 	 * attrib/use_srq was written on a port of @dev (its initiators were
 	 * told to log out first): creates the SRQ when a port of @dev wants
 	 * one and there is none, retires it when no port wants it any more
-	 * (destroyed now if no channel uses it, else by the last Put()).
+	 * (destroyed now if no channel uses it, else by the last SrqRef).
 	 * A failed creation is logged; channels then keep their own rings.
 	 * Contract: process context; takes the port mutexes, so none may be
 	 * held by the caller.
@@ -87,17 +137,10 @@ public:
 
 	/*
 	 * For a login on a port whose use_srq is @port_use_srq: the SRQ, with
-	 * a reference for the new channel, or nullptr (own receive ring).
-	 * Contract: process context.
+	 * a reference for the new channel, or an empty SrqRef (own receive
+	 * ring). Contract: process context.
 	 */
-	SharedRecvQueue *Get(bool port_use_srq);
-
-	/*
-	 * A channel created on @srq is gone: its QP is destroyed and the
-	 * receive contexts it held are back on the SRQ. The last channel of a
-	 * retired SRQ destroys it. Contract: process context.
-	 */
-	void Put(SharedRecvQueue *srq);
+	SrqRef Get(bool port_use_srq);
 
 	/*
 	 * Device removal, after every channel of the device was released (the
@@ -121,6 +164,14 @@ public:
 	uint32_t users();
 
 private:
+	/* Only an SrqRef gives a reference back, so each is given back once. */
+	friend class SrqRef;
+	/*
+	 * A channel created on @srq is gone: its QP is destroyed and the
+	 * receive contexts it held are back on the SRQ. The last channel of a
+	 * retired SRQ destroys it. Contract: process context.
+	 */
+	void Put(SharedRecvQueue *srq);
 	/* All or nothing; nullptr when the SRQ cannot be made. */
 	static SharedRecvQueue *Create(Device &dev);
 	static void Destroy(SharedRecvQueue *srq);

@@ -37,7 +37,7 @@ public:
 	Status SetAttribute(srpt_port_attr attr, const char *text);
 
 private:
-	PortId(Port &port, bool guid_form);
+	PortId(Port &port, bool guid_form, DeviceRef device);
 	~PortId() = default;
 	/* True when the port went from enabled to disabled. */
 	bool SetEnabledLocked(bool enable) SRPT_REQUIRES(port_->mutex);
@@ -47,6 +47,8 @@ private:
 	Port *port_;
 	bool guid_form_;
 	char name_[kPortGidNameSize];
+	/* keeps port_ (an element of the device's array) alive */
+	DeviceRef device_;
 };
 
 /*

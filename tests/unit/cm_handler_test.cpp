@@ -217,8 +217,8 @@ TEST(CmHandler, Helpers)
 	EXPECT_EQ(ChannelCredits(64), 64u);
 	const uint8_t id[16] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
 				0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11};
-	char name[kInitiatorPortIdNameSize];
-	FormatInitiatorPortId(id, name);
+	char name[kHexIdSize];
+	FormatHexId(id, name);
 	EXPECT_STREQ(name, kInitiator);
 	EXPECT_EQ(SessionRejectReason(Status::kNoMemory),
 		  wire::LoginRejReason::InsufficientResources);

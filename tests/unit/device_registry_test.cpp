@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstring>
+#include <utility>
 
 namespace srpt
 {
@@ -50,7 +51,7 @@ TEST(PortNames, FormattedAsTheInTreeDriver)
 	char guid_name[kPortGuidNameSize];
 	char gid_name[kPortGidNameSize];
 	FormatPortGuidName(gid, guid_name);
-	FormatPortGidName(gid, gid_name);
+	FormatHexId(gid, gid_name);
 	EXPECT_STREQ(guid_name, "5054:00ff:fe12:3456");
 	EXPECT_STREQ(gid_name, "0xfe80000000000000505400fffe123456");
 }
@@ -72,29 +73,83 @@ TEST_F(CoreFixture, AddLogsDeviceAndPortNamesAndTracksThem)
 	    "device rxe0 port 1: Ethernet, GUID name 5054:00ff:fe12:3456, "
 	    "GID name 0xfe80000000000000505400fffe123456"));
 
-	bool guid_form = true;
-	Port *by_gid = registry().FindPortAndGet(
-	    "0xfe80000000000000505400fffe123456", &guid_form);
-	ASSERT_NE(by_gid, nullptr);
-	EXPECT_FALSE(guid_form);
-	Device *dev = by_gid->device;
-	EXPECT_EQ(dev, handle);
-	EXPECT_EQ(dev->ib_device(), &fake_ib_device);
-	EXPECT_EQ(registry().FindPortAndGet("5054:00ff:fe12:3456", &guid_form),
-		  by_gid);
-	EXPECT_TRUE(guid_form);
-	EXPECT_EQ(registry().FindPortAndGet("5054:00ff:fe12:3457", &guid_form),
-		  nullptr);
-	EXPECT_EQ(registry().FindPortAndGet("", &guid_form), nullptr);
-	/* Two lookups found it: two references to give back. */
-	dev->Put();
-	dev->Put();
+	Device *dev = static_cast<Device *>(handle);
+	{
+		PortLookup by_gid =
+		    registry().FindPort("0xfe80000000000000505400fffe123456");
+		ASSERT_NE(by_gid.port, nullptr);
+		EXPECT_FALSE(by_gid.guid_form);
+		EXPECT_EQ(by_gid.port->device, dev);
+		EXPECT_EQ(by_gid.device.get(), dev);
+		EXPECT_EQ(dev->ib_device(), &fake_ib_device);
+		PortLookup by_guid = registry().FindPort("5054:00ff:fe12:3456");
+		EXPECT_EQ(by_guid.port, by_gid.port);
+		EXPECT_TRUE(by_guid.guid_form);
+		/* The registry's reference and one per lookup that found it. */
+		EXPECT_EQ(dev->ref_count(), 3);
+		PortLookup none = registry().FindPort("5054:00ff:fe12:3457");
+		EXPECT_EQ(none.port, nullptr);
+		EXPECT_FALSE(none.device);
+		EXPECT_EQ(registry().FindPort("").port, nullptr);
+		EXPECT_EQ(dev->ref_count(), 3);
+	}
+	EXPECT_EQ(dev->ref_count(), 1);
 
 	srpt_core_remove_device(handle);
 	EXPECT_EQ(registry().device_count(), 0u);
-	EXPECT_EQ(registry().FindPortAndGet("5054:00ff:fe12:3456", &guid_form),
-		  nullptr);
+	EXPECT_EQ(registry().FindPort("5054:00ff:fe12:3456").port, nullptr);
 	EXPECT_TRUE(host::LogsContain("device rxe0 removed"));
+}
+
+TEST_F(CoreFixture, DeviceRefHoldsOneReferenceAndDropsItOnce)
+{
+	const srpt_port_desc ports[] = {MakePort(1, kRoceGid)};
+	const srpt_device_desc desc{"rxe0", 0x1, 1, ports, nullptr};
+	const size_t before = host::OutstandingAllocations();
+	srpt_core_device *h = nullptr;
+	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
+	Device *dev = static_cast<Device *>(h);
+	ASSERT_EQ(dev->ref_count(), 1);
+
+	DeviceRef a = DeviceRef::Acquire(*dev);
+	EXPECT_EQ(a.get(), dev);
+	EXPECT_EQ(dev->ref_count(), 2);
+	/* Moves hand the reference on without counting. */
+	DeviceRef b(std::move(a));
+	EXPECT_FALSE(a);
+	EXPECT_EQ(b.get(), dev);
+	EXPECT_EQ(dev->ref_count(), 2);
+	DeviceRef c = DeviceRef::Acquire(*dev);
+	EXPECT_EQ(dev->ref_count(), 3);
+	c = std::move(b); /* c's own reference is dropped */
+	EXPECT_FALSE(b);
+	EXPECT_EQ(c.get(), dev);
+	EXPECT_EQ(dev->ref_count(), 2);
+	/* release() keeps the count for whoever takes the pointer. */
+	Device *raw = c.release();
+	EXPECT_FALSE(c);
+	EXPECT_EQ(raw, dev);
+	EXPECT_EQ(dev->ref_count(), 2);
+	DeviceRef d = DeviceRef::Adopt(raw);
+	EXPECT_EQ(dev->ref_count(), 2);
+	{
+		DeviceRef e = DeviceRef::Acquire(*dev);
+		EXPECT_EQ(dev->ref_count(), 3);
+	}
+	EXPECT_EQ(dev->ref_count(), 2);
+	d.reset();
+	EXPECT_FALSE(d);
+	d.reset(); /* empty: nothing to drop */
+	EXPECT_EQ(dev->ref_count(), 1);
+
+	/* A reference outlives removal; the last one frees the device. */
+	DeviceRef last = DeviceRef::Acquire(*dev);
+	srpt_core_remove_device(h);
+	EXPECT_TRUE(dev->removed());
+	EXPECT_EQ(dev->ref_count(), 1);
+	EXPECT_GT(host::OutstandingAllocations(), before);
+	last.reset();
+	EXPECT_EQ(host::OutstandingAllocations(), before);
 }
 
 TEST_F(CoreFixture, ServiceGuidDefaultsToFirstNodeGuid)
@@ -131,16 +186,17 @@ TEST_F(CoreFixture, MultiPortDeviceNamesEachPort)
 	const srpt_device_desc desc{"mlx4_0", 0x1, 2, ports, nullptr};
 	srpt_core_device *h = nullptr;
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
-	bool guid_form = false;
-	Port *p2 = registry().FindPortAndGet("5054:00ff:fe12:3457", &guid_form);
-	ASSERT_NE(p2, nullptr);
-	Device *dev = p2->device;
-	EXPECT_EQ(p2->number, 2u);
-	EXPECT_EQ(p2->link_layer, LinkLayer::kInfiniband);
-	EXPECT_EQ(dev->port(2), p2);
-	EXPECT_EQ(dev->port(0), nullptr);
-	EXPECT_EQ(dev->port(3), nullptr);
-	dev->Put();
+	{
+		PortLookup found = registry().FindPort("5054:00ff:fe12:3457");
+		Port *p2 = found.port;
+		ASSERT_NE(p2, nullptr);
+		Device *dev = p2->device;
+		EXPECT_EQ(p2->number, 2u);
+		EXPECT_EQ(p2->link_layer, LinkLayer::kInfiniband);
+		EXPECT_EQ(dev->port(2), p2);
+		EXPECT_EQ(dev->port(0), nullptr);
+		EXPECT_EQ(dev->port(3), nullptr);
+	}
 	srpt_core_remove_device(h);
 }
 
@@ -153,10 +209,9 @@ TEST_F(CoreFixture, PortWithoutGidHasNoName)
 	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
 	EXPECT_TRUE(host::LogsContain("device rxe9 port 1: GID 0 unreadable"));
 	/* Its zeroed names must not match an all-zero GID name. */
-	bool guid_form = false;
-	EXPECT_EQ(registry().FindPortAndGet(
-		      "0x00000000000000000000000000000000", &guid_form),
-		  nullptr);
+	EXPECT_EQ(
+	    registry().FindPort("0x00000000000000000000000000000000").port,
+	    nullptr);
 	srpt_core_remove_device(h);
 }
 

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace srpt
@@ -401,10 +402,9 @@ TEST_F(SrqFixture, UseSrqOnAgainReusesARetiredSrq)
 	/* Still wanted: it stays without channels. */
 	EXPECT_FALSE(host::FakeSrqs()[0]->destroyed);
 	EXPECT_EQ(Srq().users(), 0u);
-	SharedRecvQueue *q = Srq().Get(true);
-	ASSERT_NE(q, nullptr);
-	EXPECT_TRUE(AllPosted(*q));
-	Srq().Put(q);
+	const SrqRef q = Srq().Get(true);
+	ASSERT_TRUE(q);
+	EXPECT_TRUE(AllPosted(*q.get()));
 }
 
 TEST_F(SrqFixture, SrqCreationFailureFallsBackToOwnRings)
@@ -518,10 +518,119 @@ TEST_F(SrqFixture, FailedLoginsGiveTheirSrqReferenceBack)
 			    << nth;
 		}
 		EXPECT_EQ(Srq().users(), 0u) << nth;
+		EXPECT_EQ(static_cast<Device *>(device_)->ref_count(), 2)
+		    << nth;
 	}
 	/* Nobody holds it: turning use_srq off destroys it at once. */
 	ASSERT_EQ(SetUseSrq("0"), 0);
 	EXPECT_TRUE(host::FakeSrqs()[0]->destroyed);
+}
+
+TEST_F(SrqFixture, SrqRefHoldsOneUseAndGivesItBackOnce)
+{
+	Start(4095, 16);
+	ASSERT_EQ(SetUseSrq("1"), 0);
+	SrqRef a = Srq().Get(true);
+	ASSERT_TRUE(a);
+	EXPECT_EQ(Srq().users(), 1u);
+	/* A port without use_srq gets none and counts nothing. */
+	SrqRef none = Srq().Get(false);
+	EXPECT_FALSE(none);
+	EXPECT_TRUE(none == nullptr);
+	EXPECT_EQ(Srq().users(), 1u);
+
+	SharedRecvQueue *const q = a.get();
+	SrqRef b(std::move(a));
+	EXPECT_FALSE(a);
+	EXPECT_EQ(b.get(), q);
+	EXPECT_EQ(Srq().users(), 1u);
+	SrqRef c = Srq().Get(true);
+	EXPECT_EQ(Srq().users(), 2u);
+	c = std::move(b); /* c's own use is given back */
+	EXPECT_FALSE(b);
+	EXPECT_EQ(c.get(), q);
+	EXPECT_EQ(Srq().users(), 1u);
+	{
+		SrqRef d = Srq().Get(true);
+		EXPECT_EQ(Srq().users(), 2u);
+	}
+	EXPECT_EQ(Srq().users(), 1u);
+	c.reset();
+	EXPECT_FALSE(c);
+	c.reset(); /* empty: nothing to give back */
+	EXPECT_EQ(Srq().users(), 0u);
+}
+
+TEST_F(SrqFixture, TheLastSrqRefOfARetiredSrqDestroysIt)
+{
+	Start(4095, 16);
+	ASSERT_EQ(SetUseSrq("1"), 0);
+	SrqRef ref = Srq().Get(true);
+	ASSERT_TRUE(ref);
+	ASSERT_EQ(SetUseSrq("0"), 0);
+	EXPECT_TRUE(Srq().exists());
+	EXPECT_FALSE(host::FakeSrqs()[0]->destroyed);
+	/* Retired: nobody gets it any more. */
+	EXPECT_FALSE(Srq().Get(true));
+	ref.reset();
+	EXPECT_FALSE(Srq().exists());
+	EXPECT_TRUE(host::FakeSrqs()[0]->destroyed);
+}
+
+/*
+ * Every exit of a refused login, one by one: the SRQ's users and the
+ * device's references are where they were before the login.
+ */
+TEST_F(SrqFixture, RefusedLoginsLeaveSrqAndDeviceCountsUnchanged)
+{
+	Start(4095, 16);
+	ASSERT_EQ(SetUseSrq("1"), 0);
+	Device &dev = *static_cast<Device *>(device_);
+	/* The registry's and the configfs port directory's. */
+	const int32_t device_refs = dev.ref_count();
+	ASSERT_EQ(device_refs, 2);
+	auto unchanged = [&](const char *exit) {
+		EXPECT_EQ(Srq().users(), 0u) << exit;
+		EXPECT_EQ(dev.ref_count(), device_refs) << exit;
+	};
+
+	/* No such port: before any reference is taken. */
+	const std::vector<uint8_t> pdata = LoginReqRdma(kImmMulti, kNodeGuid);
+	EXPECT_NE(srpt_core_dp_rdma_cm_req(
+		      device_, 2, &cm_ids_[0], pdata.data(),
+		      static_cast<uint32_t>(pdata.size()), kSrcAddr),
+		  0);
+	unchanged("no such port");
+	/* Negotiation refuses (wrong target port id). */
+	EXPECT_NE(Login(kImmMulti, 0x1234), 0);
+	unchanged("negotiation");
+	/* Channel::Create fails (QP creation). */
+	host::Script().create_rc = -SRPT_ENOMEM;
+	EXPECT_NE(Login(), 0);
+	host::Script().create_rc = 0;
+	unchanged("channel creation");
+	/* No session (no ACL). */
+	host::Script().acl_names.clear();
+	EXPECT_NE(Login(), 0);
+	host::Script().acl_names = {kInitiator};
+	unchanged("session");
+	/* Accepting fails: the release work gives the references back. */
+	host::Script().accept_rc = -SRPT_EIO;
+	EXPECT_EQ(Login(), 0);
+	host::Script().accept_rc = 0;
+	EXPECT_EQ(Srq().users(), 1u);
+	EXPECT_EQ(dev.ref_count(), device_refs + 1);
+	host::FakeCh *f = host::FakeChannels().back();
+	srpt_core_dp_zlw_done(ChannelOf(f), false);
+	host::RunPendingWork();
+	ASSERT_TRUE(f->destroyed);
+	unchanged("accept");
+	/* A live channel holds one of each until it is released. */
+	ASSERT_NE(LiveChannel(), nullptr);
+	EXPECT_EQ(Srq().users(), 1u);
+	EXPECT_EQ(dev.ref_count(), device_refs + 1);
+	CloseAll();
+	unchanged("release");
 }
 
 TEST_F(SrqFixture, ReleaseReturnsWaitingSrqContextsToTheSrq)
