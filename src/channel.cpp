@@ -287,30 +287,30 @@ void Channel::OnZlwDone(bool ok)
 		srpt_work_queue(release_work_);
 }
 
-void Channel::OnCmEvent(srpt_dp_cm_event event)
+void Channel::OnCmEvent(CmEvent event)
 {
 	switch (event) {
-	case SRPT_DP_CM_ESTABLISHED:
+	case CmEvent::kEstablished:
 		OnEstablished();
 		break;
-	case SRPT_DP_CM_DISCONNECTED:
+	case CmEvent::kDisconnected:
 		/* As in-tree: answer a DREQ, or finish our own disconnect. */
 		if (!Disconnect("the initiator disconnected"))
 			(void)Close("disconnected");
 		break;
-	case SRPT_DP_CM_DREQ_RECEIVED:
+	case CmEvent::kDreqReceived:
 		OnDisconnectRequest();
 		break;
-	case SRPT_DP_CM_TIMEWAIT_EXIT:
+	case CmEvent::kTimewaitExit:
 		(void)Close("CM timewait exit");
 		break;
-	case SRPT_DP_CM_REJECTED:
+	case CmEvent::kRejected:
 		(void)Close("CM reject or connection error");
 		break;
-	case SRPT_DP_CM_DEVICE_REMOVAL:
+	case CmEvent::kDeviceRemoval:
 		(void)Close("RDMA device removal");
 		break;
-	case SRPT_DP_CM_ADDR_CHANGE:
+	case CmEvent::kAddrChange:
 		(void)Close("address change");
 		break;
 	}

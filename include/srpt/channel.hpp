@@ -40,6 +40,7 @@
 #include <srpt/core_api.h>
 #include <srpt/device_registry.hpp>
 #include <srpt/intrusive_list.hpp>
+#include <srpt/iu_build.hpp>
 #include <srpt/iu_parse.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/login.hpp>
@@ -55,6 +56,36 @@ namespace srpt
  * the words rtslib parses from an ACL's info file for targetcli sessions.
  */
 const char *LioConnStateName(ChannelState s);
+
+/*
+ * What a connection manager tells a channel. The glue merges the events of
+ * RDMA/CM and IB/CM into the C enum srpt_dp_cm_event, and datapath_api.cpp
+ * turns that into these, so that the channel's state machine switches on
+ * a core type.
+ */
+enum class CmEvent : uint8_t {
+	kEstablished,  /* RTU / ESTABLISHED: the QP is in RTS */
+	kDisconnected, /* RDMA/CM: DREQ, DREP or timeout; IB/CM: DREP */
+	kDreqReceived, /* IB/CM: the peer's DREQ, which we must answer */
+	kTimewaitExit,
+	kRejected, /* also unreachable, connect error, a failed RTS */
+	kDeviceRemoval,
+	kAddrChange,
+};
+
+/*
+ * The target core's answer to a command: what its SRP_RSP says, and how
+ * many data-in RDMA WRITEs go before it. @sense is only borrowed for the
+ * call: the response is built into the send buffer at once.
+ */
+struct CmdResponse {
+	ScsiStatus status;
+	DataDir dir; /* residual flags only for ToDevice / FromDevice */
+	Residual residual;
+	uint32_t residual_count;
+	std::span<const uint8_t> sense;
+	uint32_t n_rdma_writes; /* 0: status only */
+};
 
 class Channel;
 class Nexus;
@@ -150,7 +181,7 @@ public:
 	/* QP to ERR and drain; true if this call changed the state. */
 	bool Close(const char *why);
 	/* Any CM event for this channel. */
-	void OnCmEvent(srpt_dp_cm_event event);
+	void OnCmEvent(CmEvent event);
 	/* IB/CM: the peer's DREQ, answered with a DREP in every state. */
 	void OnDisconnectRequest();
 	/* CQ context: the drain marker completed. */
@@ -160,8 +191,9 @@ public:
 	void OnRecvDone(uint32_t index, uint32_t byte_len, bool ok);
 	void OnSendDone(uint32_t index, bool ok);
 	void OnRdmaReadDone(uint32_t index, bool ok);
-	Status QueueResponse(uint32_t index, const srpt_dp_rsp &rsp);
-	void QueueTmResponse(uint32_t index, srpt_dp_tmr_result result);
+	/* kQueueFull: LIO retries later. */
+	Status QueueResponse(uint32_t index, const CmdResponse &rsp);
+	void QueueTmResponse(uint32_t index, wire::TskMgmtRspCode code);
 	Status WritePending(uint32_t index, uint32_t n_rdma_reads);
 	void AbortedTask(uint32_t index);
 	void ReleaseCmd(uint32_t index);
