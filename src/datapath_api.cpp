@@ -12,6 +12,7 @@
  * here until the device's channels are released.
  */
 #include <srpt/channel.hpp>
+#include <srpt/channel_internal.hpp>
 #include <srpt/cm_handler.hpp>
 #include <srpt/core_api.h>
 #include <srpt/datapath_api.hpp>
@@ -73,6 +74,19 @@ wire::TskMgmtRspCode TskMgmtRspCodeFromC(srpt_dp_tmr_result result)
 		break;
 	}
 	return wire::TskMgmtRspCode::Failed;
+}
+
+void StatsToC(const ChannelSnapshot &in, srpt_dp_stats *out)
+{
+	*out = srpt_dp_stats{};
+	out->state = ChannelStateName(in.datapath.state);
+	out->phase = ChannelPhaseName(in.datapath.phase);
+#define SRPT_COPY_COUNTER(type, name) out->name = in.datapath.name;
+	SRPT_DATAPATH_COUNTERS(SRPT_COPY_COUNTER)
+#undef SRPT_COPY_COUNTER
+#define SRPT_COPY_PROPERTY(type, name) out->name = in.name;
+	SRPT_CHANNEL_PROPERTIES(SRPT_COPY_PROPERTY)
+#undef SRPT_COPY_PROPERTY
 }
 
 } // namespace srpt
@@ -223,13 +237,27 @@ extern "C" uint32_t srpt_core_acl_channels(srpt_core_port_id *port_id,
 					   uint32_t max)
 {
 	srpt::ChannelRegistry *reg = srpt::GetChannelRegistry();
-	return reg && port_id && acl_name
-		   ? reg->AclChannels(port_id, acl_name, out, max)
-		   : 0;
+	if (!reg || !port_id || !acl_name)
+		return 0;
+	uint32_t n = 0;
+	reg->ForEachAclChannel(port_id, acl_name, [&](Channel &ch) {
+		if (n < max) {
+			srpt_acl_channel &c = out[n];
+			c.id = ch.id();
+			c.rdma_cm = ch.cm_kind() == SRPT_DP_RDMA_CM;
+			const srpt::ChannelState state = ch.state();
+			c.logged_in = state == srpt::ChannelState::kLive;
+			c.conn_state = srpt::LioConnStateName(state);
+			srpt::CopyName(c.source, ch.source());
+			srpt::StatsToC(ch.Stats(), &c.stats);
+		}
+		n++;
+	});
+	return n;
 }
 
 extern "C" void srpt_core_dp_get_stats(srpt_core_ch *core_ch,
 				       struct srpt_dp_stats *out)
 {
-	static_cast<Channel *>(core_ch)->GetStats(out);
+	srpt::StatsToC(static_cast<Channel *>(core_ch)->Stats(), out);
 }

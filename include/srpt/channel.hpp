@@ -87,6 +87,12 @@ struct CmdResponse {
 	uint32_t n_rdma_writes; /* 0: status only */
 };
 
+/* A channel's statistics: its data path's and what the channel adds. */
+struct ChannelSnapshot {
+	ChannelStats datapath;
+	SRPT_CHANNEL_PROPERTIES(SRPT_STATS_FIELD)
+};
+
 class Channel;
 class Nexus;
 
@@ -198,7 +204,8 @@ public:
 	void AbortedTask(uint32_t index);
 	void ReleaseCmd(uint32_t index);
 	int CmdStateOf(uint32_t index);
-	void GetStats(srpt_dp_stats *out);
+	/* State, phase and counters from one snapshot: they agree. */
+	ChannelSnapshot Stats();
 
 	const char *name() const { return name_; }
 	/* Who logged in: RDMA/CM source address or IB/CM port GID name. */
@@ -301,13 +308,13 @@ public:
 	void Remove(Channel &ch);
 
 	/*
-	 * Channels with a session under ACL @acl_name of configfs port
-	 * @port_id (Channel::session_port_id), by id: fills up to @max,
-	 * returns the count.
+	 * Calls @visit(Channel &), mutex held, for each channel with a
+	 * session under ACL @acl_name of configfs port @port_id
+	 * (Channel::session_port_id), in id order: the order of the logins.
 	 */
-	uint32_t AclChannels(const srpt_core_port_id *port_id,
-			     const char *acl_name, srpt_acl_channel *out,
-			     uint32_t max);
+	template <typename Visit>
+	void ForEachAclChannel(const srpt_core_port_id *port_id,
+			       const char *acl_name, Visit visit);
 
 	/* Disconnects every channel whose port (or device) matches. */
 	void DisconnectPort(Port *port);
@@ -324,6 +331,22 @@ private:
 	    nexuses_ SRPT_GUARDED_BY(mutex);
 	uint32_t last_id_ SRPT_GUARDED_BY(mutex) = 0;
 };
+
+template <typename Visit>
+void ChannelRegistry::ForEachAclChannel(const srpt_core_port_id *port_id,
+					const char *acl_name, Visit visit)
+{
+	MutexGuard guard(mutex);
+	/*
+	 * channels_ is in id order already: AddLocked gives each channel the
+	 * next id and appends it, both under the mutex.
+	 */
+	channels_.ForEach([&](Channel &ch) {
+		if (ch.has_session() && ch.session_port_id() == port_id &&
+		    __builtin_strcmp(ch.name(), acl_name) == 0)
+			visit(ch);
+	});
+}
 
 /* The registry (nullptr before srpt_core_dp_init). */
 ChannelRegistry *GetChannelRegistry();

@@ -21,6 +21,8 @@ namespace srpt
 Result<CmEvent> CmEventFromC(srpt_dp_cm_event event);
 CmdResponse CmdResponseFromC(const srpt_dp_rsp &rsp);
 wire::TskMgmtRspCode TskMgmtRspCodeFromC(srpt_dp_tmr_result result);
+/* Every field of @in, the state and phase as their names. */
+void StatsToC(const ChannelSnapshot &in, srpt_dp_stats *out);
 
 } // namespace srpt
 

@@ -7,6 +7,7 @@
  * the srpt_core_dp_* entry points in cm_handler_test.cpp.
  */
 #include <gtest/gtest.h>
+#include <srpt/channel_stats_fields.h>
 #include <srpt/core_api.h>
 #include <srpt/datapath_api.hpp>
 #include <srpt/status.hpp>
@@ -94,6 +95,48 @@ TEST(DatapathApi, ResponseDirectionAndResidual)
 	EXPECT_EQ(CmdResponseFromC(c).dir, DataDir::None);
 	EXPECT_EQ(CmdResponseFromC(c).residual, Residual::None);
 	EXPECT_TRUE(CmdResponseFromC(c).sense.empty());
+}
+
+/*
+ * Every field reaches srpt_dp_stats with its own value: each gets a
+ * different one, so a field copied into another's place, or not at all,
+ * shows. The counters are walked with the same lists the structs are
+ * made from; the names below check that the lists hold what debugfs reads.
+ */
+TEST(DatapathApi, EveryStatsFieldReachesTheCStruct)
+{
+	ChannelSnapshot in{};
+	in.datapath.state = ChannelState::kDisconnecting;
+	in.datapath.phase = PhaseOf(ChannelState::kDisconnecting);
+	uint64_t next = 0;
+#define SET_COUNTER(type, name) in.datapath.name = static_cast<type>(++next);
+	SRPT_DATAPATH_COUNTERS(SET_COUNTER)
+#undef SET_COUNTER
+#define SET_PROPERTY(type, name) in.name = static_cast<type>(++next);
+	SRPT_CHANNEL_PROPERTIES(SET_PROPERTY)
+#undef SET_PROPERTY
+
+	/* Garbage, as on the glue's stack: nothing may rely on zeros. */
+	srpt_dp_stats out;
+	__builtin_memset(&out, 0xa5, sizeof(out));
+	StatsToC(in, &out);
+
+	EXPECT_STREQ(out.state, "disconnecting");
+	EXPECT_STREQ(out.phase, ChannelPhaseName(in.datapath.phase));
+#define CHECK_COUNTER(type, name)                                              \
+	EXPECT_EQ(out.name, in.datapath.name) << #name;
+	SRPT_DATAPATH_COUNTERS(CHECK_COUNTER)
+#undef CHECK_COUNTER
+#define CHECK_PROPERTY(type, name) EXPECT_EQ(out.name, in.name) << #name;
+	SRPT_CHANNEL_PROPERTIES(CHECK_PROPERTY)
+#undef CHECK_PROPERTY
+	/* By name: the ends of each list, and owed (req_lim_delta before). */
+	EXPECT_EQ(out.req_lim, 1);
+	EXPECT_EQ(out.owed, 3);
+	EXPECT_EQ(out.responses_lost, 23u);
+	EXPECT_EQ(out.credits, 24u);
+	EXPECT_TRUE(out.use_srq);
+	EXPECT_EQ(out.send_done_held_total, 31u);
 }
 
 /*
