@@ -55,7 +55,7 @@
 	X(uint32_t, it_iu_len)                                                 \
 	X(uint16_t, imm_data_offset)                                           \
 	X(bool, use_srq) /* receives come from the device's SRQ */             \
-	X(uint32_t, recv_ring_size) /* contexts it receives into */          \
+	X(uint32_t, recv_ring_size) /* contexts it receives into */            \
 	/* Test knob test_send_done_delay_us of this channel (0: off). */      \
 	X(uint32_t, send_done_delay_us)                                        \
 	X(uint32_t, send_done_held) /* send completions held now */            \
