@@ -52,7 +52,7 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "use_srq %d\nrecv_ring_size %u\n", st.use_srq ? 1 : 0,
 		   st.recv_ring_size);
 	seq_printf(m, "req_lim %d\nin_flight %d\nreq_lim_delta %d\n",
-		   st.req_lim, st.in_flight, st.req_lim_delta);
+		   st.req_lim, st.in_flight, st.owed);
 	seq_printf(m, "granted_total %llu\nconsumed_total %llu\ncredit_violations %llu\n",
 		   st.granted_total, st.consumed_total, st.credit_violations);
 	seq_printf(m, "send_ctx_total %u\nsend_ctx_free %u\n",

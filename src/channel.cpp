@@ -279,30 +279,30 @@ void Channel::OnZlwDone(bool ok)
 		srpt_work_queue(release_work_);
 }
 
-void Channel::OnCmEvent(srpt_dp_cm_event event)
+void Channel::OnCmEvent(CmEvent event)
 {
 	switch (event) {
-	case SRPT_DP_CM_ESTABLISHED:
+	case CmEvent::kEstablished:
 		OnEstablished();
 		break;
-	case SRPT_DP_CM_DISCONNECTED:
+	case CmEvent::kDisconnected:
 		/* As in-tree: answer a DREQ, or finish our own disconnect. */
 		if (!Disconnect("the initiator disconnected"))
 			(void)Close("disconnected");
 		break;
-	case SRPT_DP_CM_DREQ_RECEIVED:
+	case CmEvent::kDreqReceived:
 		OnDisconnectRequest();
 		break;
-	case SRPT_DP_CM_TIMEWAIT_EXIT:
+	case CmEvent::kTimewaitExit:
 		(void)Close("CM timewait exit");
 		break;
-	case SRPT_DP_CM_REJECTED:
+	case CmEvent::kRejected:
 		(void)Close("CM reject or connection error");
 		break;
-	case SRPT_DP_CM_DEVICE_REMOVAL:
+	case CmEvent::kDeviceRemoval:
 		(void)Close("RDMA device removal");
 		break;
-	case SRPT_DP_CM_ADDR_CHANGE:
+	case CmEvent::kAddrChange:
 		(void)Close("address change");
 		break;
 	}
@@ -446,44 +446,19 @@ void Channel::OnCompletionError(const char *what)
 
 /* ---- stats ---------------------------------------------------------- */
 
-void Channel::GetStats(srpt_dp_stats *out)
+ChannelSnapshot Channel::Stats()
 {
-	/* State and phase from one snapshot: they cannot disagree. */
-	const ChannelStats st = core_.Stats();
-	*out = srpt_dp_stats{};
-	out->state = ChannelStateName(st.state);
-	out->phase = ChannelPhaseName(st.phase);
-	out->req_lim = st.req_lim;
-	out->in_flight = st.in_flight;
-	out->req_lim_delta = st.owed;
-	out->granted_total = st.granted_total;
-	out->consumed_total = st.consumed_total;
-	out->credit_violations = st.credit_violations;
-	out->send_ctx_total = st.send_ctx_total;
-	out->send_ctx_free = st.send_ctx_free;
-	out->sq_capacity = st.sq_capacity;
-	out->sq_avail = st.sq_avail;
-	out->wait_depth = st.wait_depth;
-	out->wait_max_depth = st.wait_max_depth;
-	out->deferred_responses = st.deferred_responses;
-	out->ius_received = st.ius_received;
-	out->ius_waited = st.ius_waited;
-	out->ius_no_send_ctx = st.ius_no_send_ctx;
-	out->queue_full = st.queue_full;
-	out->responses_deferred = st.responses_deferred;
-	out->kicks = st.kicks;
-	out->post_recv_failures = st.post_recv_failures;
-	out->send_errors = st.send_errors;
-	out->recv_errors = st.recv_errors;
-	out->responses_lost = st.responses_lost;
-	out->credits = credits_;
-	out->it_iu_len = login_.it_iu_len;
-	out->imm_data_offset = login_.imm_data_offset;
-	out->use_srq = srq_ != nullptr;
-	out->recv_ring_size = core_.recv_ring() ? core_.recv_ring()->size() : 0;
-	out->send_done_delay_us = send_done_hold_.delay_us();
-	out->send_done_held = send_done_hold_.held();
-	out->send_done_held_total = send_done_hold_.held_total();
+	ChannelSnapshot s{};
+	s.datapath = core_.Stats();
+	s.credits = credits_;
+	s.it_iu_len = login_.it_iu_len;
+	s.imm_data_offset = login_.imm_data_offset;
+	s.use_srq = srq_ != nullptr;
+	s.recv_ring_size = core_.recv_ring() ? core_.recv_ring()->size() : 0;
+	s.send_done_delay_us = send_done_hold_.delay_us();
+	s.send_done_held = send_done_hold_.held();
+	s.send_done_held_total = send_done_hold_.held_total();
+	return s;
 }
 
 } // namespace srpt

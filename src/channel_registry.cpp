@@ -7,7 +7,6 @@
  * creates. See include/srpt/channel.hpp.
  */
 #include <srpt/channel.hpp>
-#include <srpt/channel_internal.hpp>
 #include <srpt/cm_handler.hpp>
 #include <srpt/log.hpp>
 
@@ -104,35 +103,6 @@ void ChannelRegistry::Remove(Channel &ch)
 		}
 	}
 	ch.nexus = nullptr;
-}
-
-uint32_t ChannelRegistry::AclChannels(const srpt_core_port_id *port_id,
-				      const char *acl_name,
-				      srpt_acl_channel *out, uint32_t max)
-{
-	MutexGuard guard(mutex);
-	uint32_t n = 0;
-	/*
-	 * channels_ is in id order already: AddLocked gives each channel the
-	 * next id and appends it, both under the mutex.
-	 */
-	channels_.ForEach([&](Channel &ch) {
-		if (!ch.has_session() || ch.session_port_id() != port_id ||
-		    __builtin_strcmp(ch.name(), acl_name) != 0)
-			return;
-		if (n < max) {
-			srpt_acl_channel &c = out[n];
-			c.id = ch.id();
-			c.rdma_cm = ch.cm_kind() == SRPT_DP_RDMA_CM;
-			const ChannelState state = ch.state();
-			c.logged_in = state == ChannelState::kLive;
-			c.conn_state = LioConnStateName(state);
-			CopyName(c.source, ch.source());
-			ch.GetStats(&c.stats);
-		}
-		n++;
-	});
-	return n;
 }
 
 void ChannelRegistry::DisconnectPort(Port *port)

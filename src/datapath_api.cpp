@@ -3,20 +3,93 @@
  * The C entry points of the data path (srpt_core_dp_* and
  * srpt_core_acl_channels of include/srpt/core_api.h), the twin of
  * core_api.cpp: each one turns the glue's handle back into the core
- * object and makes one call. Logins go to cm_handler.cpp, CM events,
- * completions and LIO's callbacks to the Channel (channel.cpp,
- * srp_command.cpp), the rest to the registry (channel_registry.cpp). The
- * one loop of its own: device removal waits here until the device's
- * channels are released.
+ * object, the C structs and enums into core types and the Status it gets
+ * back into -errno, and makes one call. Those conversions are here and
+ * nowhere else, so that the Channel's API speaks only core types. Logins
+ * go to cm_handler.cpp, CM events, completions and LIO's callbacks to the
+ * Channel (channel.cpp, srp_command.cpp), the rest to the registry
+ * (channel_registry.cpp). The one loop of its own: device removal waits
+ * here until the device's channels are released.
  */
 #include <srpt/channel.hpp>
+#include <srpt/channel_internal.hpp>
 #include <srpt/cm_handler.hpp>
 #include <srpt/core_api.h>
+#include <srpt/datapath_api.hpp>
 #include <srpt/log.hpp>
 #include <srpt/rdma_glue.h>
 
 using srpt::Channel;
 using srpt::ToNegativeErrno;
+
+namespace srpt
+{
+
+Result<CmEvent> CmEventFromC(srpt_dp_cm_event event)
+{
+	switch (event) {
+	case SRPT_DP_CM_ESTABLISHED:
+		return CmEvent::kEstablished;
+	case SRPT_DP_CM_DISCONNECTED:
+		return CmEvent::kDisconnected;
+	case SRPT_DP_CM_DREQ_RECEIVED:
+		return CmEvent::kDreqReceived;
+	case SRPT_DP_CM_TIMEWAIT_EXIT:
+		return CmEvent::kTimewaitExit;
+	case SRPT_DP_CM_REJECTED:
+		return CmEvent::kRejected;
+	case SRPT_DP_CM_DEVICE_REMOVAL:
+		return CmEvent::kDeviceRemoval;
+	case SRPT_DP_CM_ADDR_CHANGE:
+		return CmEvent::kAddrChange;
+	}
+	return Status::kInvalid;
+}
+
+CmdResponse CmdResponseFromC(const srpt_dp_rsp &rsp)
+{
+	CmdResponse r{};
+	r.status = static_cast<ScsiStatus>(rsp.scsi_status);
+	r.dir = rsp.dir == SRPT_DP_DIR_WRITE  ? DataDir::ToDevice
+		: rsp.dir == SRPT_DP_DIR_READ ? DataDir::FromDevice
+					      : DataDir::None;
+	r.residual = rsp.underflow  ? Residual::Underflow
+		     : rsp.overflow ? Residual::Overflow
+				    : Residual::None;
+	r.residual_count = rsp.residual;
+	r.sense = {rsp.sense, rsp.sense_len};
+	r.n_rdma_writes = rsp.n_rdma_writes;
+	return r;
+}
+
+/* LIO's other outcomes (TMR_LUN_DOES_NOT_EXIST, ...) arrive as FAILED. */
+wire::TskMgmtRspCode TskMgmtRspCodeFromC(srpt_dp_tmr_result result)
+{
+	switch (result) {
+	case SRPT_DP_TMR_COMPLETE:
+		return wire::TskMgmtRspCode::Complete;
+	case SRPT_DP_TMR_REJECTED:
+		return wire::TskMgmtRspCode::NotSupported;
+	case SRPT_DP_TMR_FAILED:
+		break;
+	}
+	return wire::TskMgmtRspCode::Failed;
+}
+
+void StatsToC(const ChannelSnapshot &in, srpt_dp_stats *out)
+{
+	*out = srpt_dp_stats{};
+	out->state = ChannelStateName(in.datapath.state);
+	out->phase = ChannelPhaseName(in.datapath.phase);
+#define SRPT_COPY_COUNTER(type, name) out->name = in.datapath.name;
+	SRPT_DATAPATH_COUNTERS(SRPT_COPY_COUNTER)
+#undef SRPT_COPY_COUNTER
+#define SRPT_COPY_PROPERTY(type, name) out->name = in.name;
+	SRPT_CHANNEL_PROPERTIES(SRPT_COPY_PROPERTY)
+#undef SRPT_COPY_PROPERTY
+}
+
+} // namespace srpt
 
 extern "C" int srpt_core_dp_init(void)
 {
@@ -65,7 +138,10 @@ extern "C" int srpt_core_dp_ib_cm_req(srpt_core_device *core_device,
 extern "C" void srpt_core_dp_cm_event(srpt_core_ch *core_ch,
 				      enum srpt_dp_cm_event event)
 {
-	static_cast<Channel *>(core_ch)->OnCmEvent(event);
+	/* An event the glue does not send changes nothing, as in any state. */
+	const srpt::Result<srpt::CmEvent> e = srpt::CmEventFromC(event);
+	if (e.ok())
+		static_cast<Channel *>(core_ch)->OnCmEvent(*e);
 }
 
 extern "C" void srpt_core_dp_recv_done(srpt_core_ch *core_ch, uint32_t index,
@@ -95,14 +171,15 @@ extern "C" int srpt_core_dp_queue_response(srpt_core_ch *core_ch,
 					   uint32_t index,
 					   const struct srpt_dp_rsp *rsp)
 {
-	return ToNegativeErrno(
-	    static_cast<Channel *>(core_ch)->QueueResponse(index, *rsp));
+	return ToNegativeErrno(static_cast<Channel *>(core_ch)->QueueResponse(
+	    index, srpt::CmdResponseFromC(*rsp)));
 }
 
 extern "C" void srpt_core_dp_queue_tm_rsp(srpt_core_ch *core_ch, uint32_t index,
 					  enum srpt_dp_tmr_result result)
 {
-	static_cast<Channel *>(core_ch)->QueueTmResponse(index, result);
+	static_cast<Channel *>(core_ch)->QueueTmResponse(
+	    index, srpt::TskMgmtRspCodeFromC(result));
 }
 
 extern "C" int srpt_core_dp_write_pending(srpt_core_ch *core_ch, uint32_t index,
@@ -160,13 +237,27 @@ extern "C" uint32_t srpt_core_acl_channels(srpt_core_port_id *port_id,
 					   uint32_t max)
 {
 	srpt::ChannelRegistry *reg = srpt::GetChannelRegistry();
-	return reg && port_id && acl_name
-		   ? reg->AclChannels(port_id, acl_name, out, max)
-		   : 0;
+	if (!reg || !port_id || !acl_name)
+		return 0;
+	uint32_t n = 0;
+	reg->ForEachAclChannel(port_id, acl_name, [&](Channel &ch) {
+		if (n < max) {
+			srpt_acl_channel &c = out[n];
+			c.id = ch.id();
+			c.rdma_cm = ch.cm_kind() == SRPT_DP_RDMA_CM;
+			const srpt::ChannelState state = ch.state();
+			c.logged_in = state == srpt::ChannelState::kLive;
+			c.conn_state = srpt::LioConnStateName(state);
+			srpt::CopyName(c.source, ch.source());
+			srpt::StatsToC(ch.Stats(), &c.stats);
+		}
+		n++;
+	});
+	return n;
 }
 
 extern "C" void srpt_core_dp_get_stats(srpt_core_ch *core_ch,
 				       struct srpt_dp_stats *out)
 {
-	static_cast<Channel *>(core_ch)->GetStats(out);
+	srpt::StatsToC(static_cast<Channel *>(core_ch)->Stats(), out);
 }

@@ -310,7 +310,7 @@ void Channel::OnResponseLost()
 			 id_);
 }
 
-Status Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
+Status Channel::QueueResponse(uint32_t index, const CmdResponse &rsp)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
 		return Status::kInvalid;
@@ -319,15 +319,11 @@ Status Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
 	CmdRspInfo info{};
 	info.tag = x.tag;
 	info.req_lim_delta = 1;
-	info.status = static_cast<ScsiStatus>(rsp.scsi_status);
-	info.dir = rsp.dir == SRPT_DP_DIR_WRITE	 ? DataDir::ToDevice
-		   : rsp.dir == SRPT_DP_DIR_READ ? DataDir::FromDevice
-						 : DataDir::None;
-	info.residual = rsp.underflow  ? Residual::Underflow
-			: rsp.overflow ? Residual::Overflow
-				       : Residual::None;
-	info.residual_count = rsp.residual;
-	info.sense = {rsp.sense, rsp.sense_len};
+	info.status = rsp.status;
+	info.dir = rsp.dir;
+	info.residual = rsp.residual;
+	info.residual_count = rsp.residual_count;
+	info.sense = rsp.sense;
 	x.rsp_len = static_cast<uint32_t>(
 	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
 	const Status st = core_.QueueResponse(
@@ -341,17 +337,11 @@ Status Channel::QueueResponse(uint32_t index, const srpt_dp_rsp &rsp)
 	return Status::kOk;
 }
 
-void Channel::QueueTmResponse(uint32_t index, srpt_dp_tmr_result result)
+void Channel::QueueTmResponse(uint32_t index, wire::TskMgmtRspCode code)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
 		return;
-	SendCtx &s = core_.send_ring()[index];
-	const wire::TskMgmtRspCode code =
-	    result == SRPT_DP_TMR_COMPLETE ? wire::TskMgmtRspCode::Complete
-	    : result == SRPT_DP_TMR_REJECTED
-		? wire::TskMgmtRspCode::NotSupported
-		: wire::TskMgmtRspCode::Failed;
-	AnswerTaskMgmt(s, extra_[index].tag, code);
+	AnswerTaskMgmt(core_.send_ring()[index], extra_[index].tag, code);
 }
 
 Status Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)

@@ -40,6 +40,7 @@
 #include <srpt/core_api.h>
 #include <srpt/device_registry.hpp>
 #include <srpt/intrusive_list.hpp>
+#include <srpt/iu_build.hpp>
 #include <srpt/iu_parse.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/login.hpp>
@@ -55,6 +56,42 @@ namespace srpt
  * the words rtslib parses from an ACL's info file for targetcli sessions.
  */
 const char *LioConnStateName(ChannelState s);
+
+/*
+ * What a connection manager tells a channel. The glue merges the events of
+ * RDMA/CM and IB/CM into the C enum srpt_dp_cm_event, and datapath_api.cpp
+ * turns that into these, so that the channel's state machine switches on
+ * a core type.
+ */
+enum class CmEvent : uint8_t {
+	kEstablished,  /* RTU / ESTABLISHED: the QP is in RTS */
+	kDisconnected, /* RDMA/CM: DREQ, DREP or timeout; IB/CM: DREP */
+	kDreqReceived, /* IB/CM: the peer's DREQ, which we must answer */
+	kTimewaitExit,
+	kRejected, /* also unreachable, connect error, a failed RTS */
+	kDeviceRemoval,
+	kAddrChange,
+};
+
+/*
+ * The target core's answer to a command: what its SRP_RSP says, and how
+ * many data-in RDMA WRITEs go before it. @sense is only borrowed for the
+ * call: the response is built into the send buffer at once.
+ */
+struct CmdResponse {
+	ScsiStatus status;
+	DataDir dir; /* residual flags only for ToDevice / FromDevice */
+	Residual residual;
+	uint32_t residual_count;
+	std::span<const uint8_t> sense;
+	uint32_t n_rdma_writes; /* 0: status only */
+};
+
+/* A channel's statistics: its data path's and what the channel adds. */
+struct ChannelSnapshot {
+	ChannelStats datapath;
+	SRPT_CHANNEL_PROPERTIES(SRPT_STATS_FIELD)
+};
 
 class Channel;
 class Nexus;
@@ -146,7 +183,7 @@ public:
 	/* QP to ERR and drain; true if this call changed the state. */
 	bool Close(const char *why);
 	/* Any CM event for this channel. */
-	void OnCmEvent(srpt_dp_cm_event event);
+	void OnCmEvent(CmEvent event);
 	/* IB/CM: the peer's DREQ, answered with a DREP in every state. */
 	void OnDisconnectRequest();
 	/* CQ context: the drain marker completed. */
@@ -156,13 +193,15 @@ public:
 	void OnRecvDone(uint32_t index, uint32_t byte_len, bool ok);
 	void OnSendDone(uint32_t index, bool ok);
 	void OnRdmaReadDone(uint32_t index, bool ok);
-	Status QueueResponse(uint32_t index, const srpt_dp_rsp &rsp);
-	void QueueTmResponse(uint32_t index, srpt_dp_tmr_result result);
+	/* kQueueFull: LIO retries later. */
+	Status QueueResponse(uint32_t index, const CmdResponse &rsp);
+	void QueueTmResponse(uint32_t index, wire::TskMgmtRspCode code);
 	Status WritePending(uint32_t index, uint32_t n_rdma_reads);
 	void AbortedTask(uint32_t index);
 	void ReleaseCmd(uint32_t index);
 	int CmdStateOf(uint32_t index);
-	void GetStats(srpt_dp_stats *out);
+	/* State, phase and counters from one snapshot: they agree. */
+	ChannelSnapshot Stats();
 
 	const char *name() const { return name_; }
 	/* Who logged in: RDMA/CM source address or IB/CM port GID name. */
@@ -265,13 +304,13 @@ public:
 	void Remove(Channel &ch);
 
 	/*
-	 * Channels with a session under ACL @acl_name of configfs port
-	 * @port_id (Channel::session_port_id), by id: fills up to @max,
-	 * returns the count.
+	 * Calls @visit(Channel &), mutex held, for each channel with a
+	 * session under ACL @acl_name of configfs port @port_id
+	 * (Channel::session_port_id), in id order: the order of the logins.
 	 */
-	uint32_t AclChannels(const srpt_core_port_id *port_id,
-			     const char *acl_name, srpt_acl_channel *out,
-			     uint32_t max);
+	template <typename Visit>
+	void ForEachAclChannel(const srpt_core_port_id *port_id,
+			       const char *acl_name, Visit visit);
 
 	/* Disconnects every channel whose port (or device) matches. */
 	void DisconnectPort(Port *port);
@@ -288,6 +327,22 @@ private:
 	    nexuses_ SRPT_GUARDED_BY(mutex);
 	uint32_t last_id_ SRPT_GUARDED_BY(mutex) = 0;
 };
+
+template <typename Visit>
+void ChannelRegistry::ForEachAclChannel(const srpt_core_port_id *port_id,
+					const char *acl_name, Visit visit)
+{
+	MutexGuard guard(mutex);
+	/*
+	 * channels_ is in id order already: AddLocked gives each channel the
+	 * next id and appends it, both under the mutex.
+	 */
+	channels_.ForEach([&](Channel &ch) {
+		if (ch.has_session() && ch.session_port_id() == port_id &&
+		    __builtin_strcmp(ch.name(), acl_name) == 0)
+			visit(ch);
+	});
+}
 
 /* The registry (nullptr before srpt_core_dp_init). */
 ChannelRegistry *GetChannelRegistry();

@@ -12,6 +12,7 @@
 #ifndef SRPT_CORE_API_H
 #define SRPT_CORE_API_H
 
+#include <srpt/channel_stats_fields.h>
 #include <srpt/platform.h>
 
 /*
@@ -260,42 +261,15 @@ void srpt_core_dp_device_removing(struct srpt_core_device *core_device);
 int srpt_core_dp_init(void);
 void srpt_core_dp_exit(void);
 
-/* A snapshot of a channel for debugfs (ChannelStats + channel state). */
+/*
+ * A snapshot of a channel for debugfs and configfs: ChannelStats and what
+ * the channel adds (the fields are listed in channel_stats_fields.h).
+ */
 struct srpt_dp_stats {
 	const char *state;       /* channel state name */
 	const char *phase;       /* data-path phase name */
-	int32_t req_lim;
-	int32_t in_flight;
-	int32_t req_lim_delta;   /* credits owed to the next response */
-	uint64_t granted_total;
-	uint64_t consumed_total;
-	uint64_t credit_violations;
-	uint32_t send_ctx_total;
-	uint32_t send_ctx_free;
-	uint32_t sq_capacity;
-	uint32_t sq_avail;
-	uint32_t wait_depth;
-	uint32_t wait_max_depth;
-	uint32_t deferred_responses;
-	uint64_t ius_received;
-	uint64_t ius_waited;
-	uint64_t ius_no_send_ctx; /* arrived while every send context was busy */
-	uint64_t queue_full;
-	uint64_t responses_deferred;
-	uint64_t kicks;
-	uint64_t post_recv_failures;
-	uint64_t send_errors;
-	uint64_t recv_errors;
-	uint64_t responses_lost; /* not posted: the channel disconnected */
-	uint32_t credits;
-	uint32_t it_iu_len;
-	uint16_t imm_data_offset;
-	bool use_srq;            /* receives come from the device's SRQ */
-	uint32_t recv_ring_size; /* contexts of the ring it receives into */
-	/* Test knob test_send_done_delay_us of this channel (0: off). */
-	uint32_t send_done_delay_us;
-	uint32_t send_done_held;       /* send completions held now */
-	uint64_t send_done_held_total; /* held since the login */
+	SRPT_DATAPATH_COUNTERS(SRPT_STATS_FIELD)
+	SRPT_CHANNEL_PROPERTIES(SRPT_STATS_FIELD)
 };
 void srpt_core_dp_get_stats(struct srpt_core_ch *core_ch,
 			    struct srpt_dp_stats *out);

@@ -48,6 +48,7 @@
 
 #include <concepts>
 #include <srpt/alloc.hpp>
+#include <srpt/channel_stats_fields.h>
 #include <srpt/core/channel_state.hpp>
 #include <srpt/core/cmd_state.hpp>
 #include <srpt/core/credits.hpp>
@@ -120,35 +121,7 @@ struct ChannelConfig {
 struct ChannelStats {
 	ChannelState state;
 	ChannelPhase phase; /* PhaseOf(state) */
-	int32_t req_lim;    /* credits the initiator holds */
-	int32_t in_flight;  /* requests received and not yet answered */
-	int32_t owed;	    /* req_lim_delta to add to the next response */
-	uint64_t granted_total;
-	uint64_t consumed_total;
-	uint64_t credit_violations;
-	uint32_t send_ctx_total;
-	uint32_t send_ctx_free;
-	uint32_t sq_capacity;
-	uint32_t sq_avail;
-	uint32_t wait_depth;
-	uint32_t wait_max_depth;
-	uint32_t deferred_responses; /* currently waiting for SQ slots */
-	uint64_t ius_received;
-	uint64_t ius_waited; /* could not be served on arrival */
-	/*
-	 * Arrived needing a send context while every one was in use (a
-	 * subset of ius_waited, which also counts IUs queued behind another
-	 * context's drain).
-	 */
-	uint64_t ius_no_send_ctx;
-	uint64_t queue_full; /* kQueueFull returned to the target core */
-	uint64_t responses_deferred;
-	uint64_t kicks;
-	uint64_t post_recv_failures;
-	uint64_t send_errors;
-	uint64_t recv_errors;
-	/* responses that could not be posted: the channel is disconnected */
-	uint64_t responses_lost;
+	SRPT_DATAPATH_COUNTERS(SRPT_STATS_FIELD)
 	bool drain_running;
 	bool kick_pending;
 };
