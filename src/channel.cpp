@@ -8,7 +8,7 @@
  * See include/srpt/channel.hpp and docs/data-path.md.
  */
 #include <srpt/channel.hpp>
-#include <srpt/channel_internal.hpp>
+#include <srpt/hex_format.hpp>
 #include <srpt/log.hpp>
 #include <srpt/trace.h>
 #include <srpt/wire/srp.hpp>
