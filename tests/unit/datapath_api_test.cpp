@@ -4,7 +4,8 @@
  * (core_api.h) and the core's: each C value the glue sends reaches the
  * core as the value the channel acts on, and a Status reaches the glue as
  * the errno it stands for. The behaviour behind them is tested through
- * the srpt_core_dp_* entry points in cm_handler_test.cpp.
+ * the srpt_core_dp_* entry points in the DataPathFixture tests
+ * (datapath_fixture.hpp).
  */
 #include <gtest/gtest.h>
 #include <srpt/channel_stats_fields.h>

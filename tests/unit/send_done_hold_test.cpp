@@ -2,7 +2,7 @@
 /*
  * SendDoneHold on its own: the FIFO of held send completions behind the
  * test knob test_send_done_delay_us (the channel-level behaviour is in
- * cm_handler_test.cpp).
+ * send_done_hold_channel_test.cpp).
  */
 #include <gtest/gtest.h>
 #include <srpt/send_done_hold.hpp>
