@@ -5,9 +5,10 @@
  * and the logic of every completion. See docs/protocol-core-credits.md.
  *
  * The environment (the kernel glue, or a fake in the host tests) plugs in
- * as a template parameter satisfying ChannelEnv: every hook is a direct,
- * inlinable call, resolved at compile time (no virtual call, no function
- * pointer on the per-I/O path).
+ * as a template parameter satisfying ChannelEnv (channel_types.hpp, with
+ * the other types of this interface): every hook is a direct, inlinable
+ * call, resolved at compile time (no virtual call, no function pointer on
+ * the per-I/O path).
  *
  * The channel's state (ChannelState, channel_state.hpp) lives here, under
  * the same lock as the rest of the data path: there is one state, and what
@@ -42,14 +43,17 @@
  * the CQ context drains inline; any other context (the target core's last
  * reference drop) kicks the work item. Under the lock a free context and a
  * waiting IU never coexist without a drainer running or a kick pending.
+ *
+ * This file is the interface. The member functions are defined in
+ * channel_core_impl.hpp (the public ones) and channel_core_helpers.hpp
+ * (the private ones), which it includes at its end.
  */
 #ifndef SRPT_CORE_CHANNEL_CORE_HPP
 #define SRPT_CORE_CHANNEL_CORE_HPP
 
-#include <concepts>
 #include <srpt/alloc.hpp>
-#include <srpt/channel_stats_fields.h>
 #include <srpt/core/channel_state.hpp>
+#include <srpt/core/channel_types.hpp>
 #include <srpt/core/cmd_state.hpp>
 #include <srpt/core/credits.hpp>
 #include <srpt/core/ioctx_ring.hpp>
@@ -58,132 +62,12 @@
 #include <srpt/lock.hpp>
 #include <srpt/log.hpp>
 #include <srpt/status.hpp>
-#include <srpt/trace.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <utility>
 
 namespace srpt
 {
-
-/* What QueueResponse does when the send queue has no room. */
-enum class QueueFullPolicy : uint8_t {
-	/* Return kQueueFull: the glue returns -EAGAIN and LIO retries. */
-	kReturnQueueFull,
-	/*
-	 * Keep the response and post it, in order, when completions return
-	 * send-queue slots (queue_tm_rsp returns void: LIO cannot retry it).
-	 */
-	kDefer,
-};
-
-/* Status that the glue turns into -EAGAIN so that LIO retries later. */
-inline constexpr Status kQueueFull = Status::kAgain;
-
-enum class ZlwOutcome : uint8_t {
-	kNothing,
-	/* The drain marker came back flushed: schedule the channel release. */
-	kReleaseChannel,
-};
-
-struct ChannelConfig {
-	/* Credits granted at login; also the number of send contexts. */
-	uint32_t credits = 0;
-	/*
-	 * Test knob: put only this many send contexts in the pool (0 = as
-	 * many as credits), so that IUs must wait for send contexts.
-	 */
-	uint32_t send_ctx_limit = 0;
-	uint32_t rsp_buf_size = 0; /* srp_max_rsp_size */
-	/*
-	 * Send-queue depth in WRs. One slot is kept for the zero-length
-	 * write that marks the end of the drain at close.
-	 */
-	uint32_t sq_size = 0;
-	/* Receive buffer size (srp_max_req_size), for a per-channel ring. */
-	uint32_t req_buf_size = 0;
-	/*
-	 * The negotiated imm_data_offset (0: no immediate data): the
-	 * per-channel ring places every buffer so that immediate data starts
-	 * on a kImmDataAlignment boundary (ioctx_ring.hpp says why).
-	 */
-	uint32_t imm_data_offset = 0;
-	/* The device's shared receive ring when using an SRQ, else nullptr. */
-	RecvRing *srq_ring = nullptr;
-	/* Name for log lines (the session name); may be nullptr. */
-	const char *name = nullptr;
-	/* Tests: sees every command-state move of every send context. */
-	CmdStateMachine::Observer state_observer = nullptr;
-	void *state_observer_cookie = nullptr;
-};
-
-/* A consistent snapshot for sysfs/debugfs and the tests. */
-struct ChannelStats {
-	ChannelState state;
-	ChannelPhase phase; /* PhaseOf(state) */
-	SRPT_DATAPATH_COUNTERS(SRPT_STATS_FIELD)
-	bool drain_running;
-	bool kick_pending;
-};
-
-/*
- * The environment. Post* hooks run with the channel lock held; the others
- * without it. References passed to hooks stay valid for the call only.
- */
-/* clang-format off */
-template <typename E>
-concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
-			      uint32_t n, int32_t delta, ChannelState cs) {
-	/* What the IU in @cr is (see ClassifySrpIu). Lock not held. */
-	{ e.ClassifyIu(cr) } -> std::same_as<IuClass>;
-	/* ib_post_recv / ib_post_srq_recv of @r's buffer. Locked. */
-	{ e.PostRecv(r) } -> std::same_as<Status>;
-	/*
-	 * Posts the response built in @s's buffer, with REQ_LIM_DELTA set to
-	 * @delta, behind @n chained RDMA WRITEs (data-in), as one signalled
-	 * SEND. Locked.
-	 */
-	{ e.PostResponse(s, n, delta) } -> std::same_as<Status>;
-	/* Posts @n RDMA READ WRs for the data-out of @s (signalled last). */
-	{ e.PostRdmaRead(s, n) } -> std::same_as<Status>;
-	/* Posts the signalled zero-length RDMA WRITE (drain marker). Locked. */
-	{ e.PostZeroLengthWrite() } -> std::same_as<Status>;
-	/*
-	 * Hands an SRP_CMD / SRP_TSK_MGMT to the target core (parse, then
-	 * target_submit / target_submit_tmr). The IU bytes may be read during
-	 * the call only, unless the class said keeps_buffer. May sleep.
-	 */
-	{ e.SubmitCmd(s, r) } -> std::same_as<void>;
-	{ e.SubmitTaskMgmt(s, r) } -> std::same_as<void>;
-	/* Any other IU (I_LOGOUT, CRED_RSP, AER_RSP, unknown). May sleep. */
-	{ e.HandleOtherIu(r) } -> std::same_as<void>;
-	/* target_execute_cmd: the data-out is there. */
-	{ e.ExecuteCmd(s) } -> std::same_as<void>;
-	/* The data-out transfer failed: fail the command in the target core. */
-	{ e.FailCmd(s) } -> std::same_as<void>;
-	/*
-	 * Drops the fabric's reference on the command after its response's
-	 * send completion (transport_generic_free_cmd). May call ReleaseCmd()
-	 * from inside.
-	 */
-	{ e.PutCmd(s) } -> std::same_as<void>;
-	/* Schedules ProcessWaitList() in process context (a work item). */
-	{ e.KickWaitList() } -> std::same_as<void>;
-	/*
-	 * A response could not be posted and nobody can retry it: its
-	 * command ended without one, and the initiator would wait for its
-	 * SCSI timeout. The channel disconnects. Called without the lock,
-	 * from any context.
-	 */
-	{ e.ResponseLost() } -> std::same_as<void>;
-	/*
-	 * The channel moved from @from to the state @to (once per move, in
-	 * order; refused moves are not reported). Locked: record or trace,
-	 * nothing more.
-	 */
-	{ e.StateChanged(cs, cs) } -> std::same_as<void>;
-};
-/* clang-format on */
 
 template <typename Env>
 class ChannelCore
@@ -212,45 +96,7 @@ public:
 	 * Allocates the send ring (and, without an SRQ, the receive ring of
 	 * @cfg.credits contexts). All or nothing.
 	 */
-	Status Init(const ChannelConfig &cfg, Gfp gfp)
-	{
-		if (cfg.credits == 0 || cfg.rsp_buf_size == 0 ||
-		    cfg.sq_size < 2 + kZlwSlots ||
-		    (!cfg.srq_ring && cfg.req_buf_size == 0))
-			return Status::kInvalid;
-		Status st = send_ring_.Init(cfg.credits, cfg.rsp_buf_size, gfp);
-		if (!IsOk(st))
-			return st;
-		if (cfg.srq_ring) {
-			recv_ring_ = cfg.srq_ring;
-		} else {
-			BufAlignment align;
-			if (cfg.imm_data_offset)
-				align = {cfg.imm_data_offset,
-					 kImmDataAlignment};
-			st = own_recv_ring_.Init(cfg.credits, cfg.req_buf_size,
-						 gfp, align);
-			if (!IsOk(st)) {
-				send_ring_.Destroy();
-				return st;
-			}
-			recv_ring_ = &own_recv_ring_;
-		}
-		use_srq_ = cfg.srq_ring != nullptr;
-		name_ = cfg.name;
-		if (cfg.state_observer) {
-			for (uint32_t i = 0; i < send_ring_.size(); i++)
-				send_ring_[i].SetStateObserver(
-				    cfg.state_observer,
-				    cfg.state_observer_cookie);
-		}
-		SpinLockGuard guard(lock_);
-		pool_.Init(send_ring_, cfg.send_ctx_limit);
-		ledger_.Grant(static_cast<int32_t>(cfg.credits));
-		sq_.Init(cfg.sq_size - kZlwSlots);
-		state_ = ChannelState::kConnecting;
-		return Status::kOk;
-	}
+	Status Init(const ChannelConfig &cfg, Gfp gfp);
 
 	/*
 	 * The REQ_LIM of LOGIN_RSP. Not analysed: the ledger is guarded, but
@@ -267,24 +113,7 @@ public:
 	 * Without an SRQ: posts every receive context of the channel's ring
 	 * (before the QP leaves INIT). Returns the first failure.
 	 */
-	Status PostInitialReceives()
-	{
-		if (use_srq_)
-			return Status::kOk;
-		SpinLockGuard guard(lock_);
-		for (uint32_t i = 0; i < recv_ring_->size(); i++) {
-			RecvCtx &r = (*recv_ring_)[i];
-			if (r.state_ != RecvState::kIdle)
-				continue;
-			Status st = env_.PostRecv(r);
-			if (!IsOk(st)) {
-				stats_.post_recv_failures++;
-				return st;
-			}
-			r.state_ = RecvState::kPosted;
-		}
-		return Status::kOk;
-	}
+	Status PostInitialReceives();
 
 	/* ---- channel state --------------------------------------------- */
 
@@ -297,46 +126,20 @@ public:
 	 * leaving kLive stops serving IUs at once, in the same move. kReleased
 	 * is Release()'s alone. Any context.
 	 */
-	ChannelState TransitionTo(ChannelState next)
-	{
-		SpinLockGuard guard(lock_);
-		if (SRPT_WARN_ON(next == ChannelState::kReleased))
-			return state_;
-		const ChannelState previous = TransitionToLocked(next);
-		const bool kick = next == ChannelState::kLive &&
-				  IsLegalTransition(previous, next) &&
-				  NeedKickLocked();
-		guard.Release();
-		if (kick)
-			env_.KickWaitList();
-		return previous;
-	}
+	ChannelState TransitionTo(ChannelState next);
 
 	/* Any context. */
-	ChannelState state()
-	{
-		SpinLockGuard guard(lock_);
-		return state_;
-	}
+	ChannelState state();
 
 	/* The RTU: kConnecting -> kLive. False if the move was refused. */
-	bool OnRtu()
-	{
-		return IsLegalTransition(TransitionTo(ChannelState::kLive),
-					 ChannelState::kLive);
-	}
+	bool OnRtu();
 
 	/*
 	 * Stops serving IUs: kConnecting or kLive -> kDisconnecting. True for
 	 * the caller that moved the channel (it then moves the QP to the error
 	 * state and calls PostDrainWrite(), or lets the CM do it).
 	 */
-	bool Disconnect()
-	{
-		return IsLegalTransition(
-		    TransitionTo(ChannelState::kDisconnecting),
-		    ChannelState::kDisconnecting);
-	}
+	bool Disconnect();
 
 	/*
 	 * Posts the zero-length write whose flushed completion tells that
@@ -344,52 +147,17 @@ public:
 	 * On failure the caller schedules the release itself
 	 * (TransitionTo(kReleasing)).
 	 */
-	Status PostDrainWrite()
-	{
-		SpinLockGuard guard(lock_);
-		if (zlw_outstanding_)
-			return Status::kBusy;
-		Status st = env_.PostZeroLengthWrite();
-		if (IsOk(st))
-			zlw_outstanding_ = true;
-		return st;
-	}
+	Status PostDrainWrite();
 
 	/*
 	 * CQ context. Flushed: every WR posted before it has completed, the
 	 * channel moves to kReleasing (through kDraining if it was not there
 	 * yet), and the one call that made that move returns kReleaseChannel.
 	 */
-	ZlwOutcome OnZeroLengthWriteDone(bool ok)
-	{
-		SpinLockGuard guard(lock_);
-		SRPT_WARN_ON(!zlw_outstanding_);
-		zlw_outstanding_ = false;
-		if (ok) {
-			/* QP still usable: serve whatever waits. */
-			pending_drainers_++;
-			guard.Release();
-			DrainFromCompletion();
-			return ZlwOutcome::kNothing;
-		}
-		bool moved = false;
-		while (state_ != ChannelState::kReleasing &&
-		       state_ != ChannelState::kReleased) {
-			const ChannelState next = NextTowardRelease(state_);
-			(void)TransitionToLocked(next);
-			moved = next == ChannelState::kReleasing;
-		}
-		return moved ? ZlwOutcome::kReleaseChannel
-			     : ZlwOutcome::kNothing;
-	}
+	ZlwOutcome OnZeroLengthWriteDone(bool ok);
 
 	/* The kick work item. Process context. */
-	void ProcessWaitList()
-	{
-		SpinLockGuard guard(lock_);
-		kick_pending_ = false;
-		DrainLocked(guard);
-	}
+	void ProcessWaitList();
 
 	/*
 	 * Channel release, process context, after the QP is destroyed (no
@@ -401,37 +169,10 @@ public:
 	 * from kReleasing (the release work), or through the legal moves on
 	 * the way there (a channel never published, the host tests).
 	 */
-	uint32_t Release()
-	{
-		SpinLockGuard guard(lock_);
-		while (state_ != ChannelState::kReleased)
-			(void)TransitionToLocked(NextTowardRelease(state_));
-		while (RecvCtx *r = wait_.Pop()) {
-			r->waited_ = false;
-			r->state_ = RecvState::kHandling;
-			ReturnRecvLocked(*r);
-		}
-		SRPT_WARN_ON(!deferred_.empty());
-		if (!use_srq_) {
-			/* The QP is gone: the HCA owns none of our buffers. */
-			for (uint32_t i = 0; i < recv_ring_->size(); i++) {
-				RecvCtx &r = (*recv_ring_)[i];
-				if (r.state_ == RecvState::kPosted)
-					r.state_ = RecvState::kIdle;
-			}
-		}
-		const uint32_t leaked = pool_.in_use();
-		SRPT_WARN_ON(leaked != 0);
-		return leaked;
-	}
+	uint32_t Release();
 
 	/* Frees the rings (after Release()). */
-	void Destroy()
-	{
-		send_ring_.Destroy();
-		own_recv_ring_.Destroy();
-		recv_ring_ = nullptr;
-	}
+	void Destroy();
 
 	/* ---- completions (CQ context) ---------------------------------- */
 
@@ -439,112 +180,13 @@ public:
 	 * A receive completed. @ok false: flushed or failed (the context goes
 	 * back to the SRQ, or idle without one).
 	 */
-	void OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
-	{
-		IuClass cls;
-		if (ok) {
-			r.byte_len_ =
-			    byte_len <= r.buf_size() ? byte_len : r.buf_size();
-			cls = env_.ClassifyIu(r);
-		}
-		SpinLockGuard guard(lock_);
-		SRPT_WARN_ON(r.state_ != RecvState::kPosted);
-		r.state_ = RecvState::kHandling;
-		if (!ok) {
-			stats_.recv_errors++;
-			if (use_srq_ &&
-			    PhaseOf(state_) != ChannelPhase::kReleased)
-				RepostLocked(r);
-			else
-				r.state_ = RecvState::kIdle;
-			return;
-		}
-		stats_.ius_received++;
-		r.class_ = cls;
-		if (ConsumesCredit(cls.kind) && !ledger_.Consume() &&
-		    ledger_.violations() == 1)
-			SRPT_WARNING(name_,
-				     "initiator sent an IU without credit"
-				     " (req_lim %d)",
-				     ledger_.req_lim());
-		if (PhaseOf(state_) == ChannelPhase::kClosing ||
-		    PhaseOf(state_) == ChannelPhase::kReleased) {
-			/* Not served: give the buffer back. */
-			if (ConsumesCredit(cls.kind))
-				ledger_.WriteOff();
-			ReturnRecvLocked(r);
-			return;
-		}
-		r.state_ = RecvState::kWaiting;
-		if (NeedsSendCtx(cls.kind) && pool_.empty())
-			stats_.ius_no_send_ctx++;
-		wait_.Push(r);
-		DrainLocked(guard);
-		if (r.state_ == RecvState::kWaiting) {
-			stats_.ius_waited++;
-			r.waited_ = true;
-			if (srpt_tracing())
-				srpt_trace_iu_wait(
-				    name_, static_cast<uint32_t>(wait_.size()));
-		}
-	}
+	void OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok);
 
 	/* The SEND of a response completed (@ok false: flushed/failed). */
-	void OnSendDone(SendCtx &s, bool ok)
-	{
-		SpinLockGuard guard(lock_);
-		if (!ok)
-			stats_.send_errors++;
-		const CmdState prev = s.state_.state();
-		SRPT_WARN_ON(prev != CmdState::kCmdRspSent &&
-			     prev != CmdState::kMgmtRspSent);
-		ReturnSlotsLocked(s);
-		(void)s.state_.TransitionTo(CmdState::kDone);
-		PostDeferredLocked();
-		const bool already_released = s.release_pending_;
-		if (already_released)
-			FreeCtxLocked(s);
-		/*
-		 * A drain follows in this context: a context freed meanwhile
-		 * (by PutCmd below, or by any other path) needs no kick.
-		 */
-		pending_drainers_++;
-		guard.Release();
-		FinishFailedDeferred();
-		if (!already_released)
-			env_.PutCmd(s);
-		DrainFromCompletion();
-	}
+	void OnSendDone(SendCtx &s, bool ok);
 
 	/* The RDMA READ chain of a write command completed. */
-	void OnRdmaReadDone(SendCtx &s, bool ok)
-	{
-		SpinLockGuard guard(lock_);
-		ReturnSlotsLocked(s);
-		PostDeferredLocked();
-		bool execute = false, fail = false, freed = false;
-		if (s.release_pending_) {
-			FreeCtxLocked(s);
-			freed = true;
-		} else if (s.state_.Is(CmdState::kNeedData)) {
-			(void)s.state_.TransitionTo(CmdState::kDataIn);
-			execute = ok;
-			fail = !ok;
-		}
-		/* else: aborted meanwhile (kDone); nothing to run. */
-		if (!ok)
-			stats_.send_errors++;
-		if (freed)
-			pending_drainers_++;
-		guard.Release();
-		FinishFailedDeferred();
-		if (execute)
-			env_.ExecuteCmd(s);
-		if (fail)
-			env_.FailCmd(s);
-		if (freed)
-			DrainFromCompletion();
-	}
+	void OnRdmaReadDone(SendCtx &s, bool ok);
 
 	/* ---- target core operations (any context) ---------------------- */
 
@@ -553,32 +195,7 @@ public:
 	 * in the receive buffer and the command executes at once. Returns
 	 * kQueueFull when the send queue has no room for @n_rdma_reads WRs.
 	 */
-	Status WritePending(SendCtx &s, uint32_t n_rdma_reads)
-	{
-		SpinLockGuard guard(lock_);
-		if (SRPT_WARN_ON(!s.state_.Is(CmdState::kNew)))
-			return Status::kInvalid;
-		if (s.recv_ || n_rdma_reads == 0) {
-			(void)s.state_.TransitionTo(CmdState::kDataIn);
-			guard.Release();
-			env_.ExecuteCmd(s);
-			return Status::kOk;
-		}
-		if (!sq_.Fits(n_rdma_reads))
-			return Status::kNoSpace;
-		if (!deferred_.empty() || !sq_.TryReserve(n_rdma_reads)) {
-			stats_.queue_full++;
-			return kQueueFull;
-		}
-		Status st = env_.PostRdmaRead(s, n_rdma_reads);
-		if (!IsOk(st)) {
-			sq_.Return(n_rdma_reads);
-			return st;
-		}
-		s.posted_wrs_ = n_rdma_reads;
-		(void)s.state_.TransitionTo(CmdState::kNeedData);
-		return Status::kOk;
-	}
+	Status WritePending(SendCtx &s, uint32_t n_rdma_reads);
 
 	/*
 	 * queue_data_in / queue_status / queue_tm_rsp: the response is built
@@ -588,146 +205,37 @@ public:
 	 * in neither case are credits or the response lost.
 	 */
 	Status QueueResponse(SendCtx &s, uint32_t n_rdma_writes,
-			     QueueFullPolicy policy)
-	{
-		SpinLockGuard guard(lock_);
-		const CmdState st0 = s.state_.state();
-		if (SRPT_WARN_ON(st0 != CmdState::kNew &&
-				 st0 != CmdState::kDataIn &&
-				 st0 != CmdState::kMgmt))
-			return Status::kInvalid;
-		const uint32_t need = 1 + n_rdma_writes;
-		if (SRPT_WARN_ON(!sq_.Fits(need)))
-			return Status::kNoSpace;
-		if (!deferred_.empty() || !sq_.TryReserve(need)) {
-			if (policy == QueueFullPolicy::kDefer) {
-				s.deferred_n_rdma_ = n_rdma_writes;
-				deferred_.Push(s);
-				stats_.responses_deferred++;
-				return Status::kOk;
-			}
-			stats_.queue_full++;
-			return kQueueFull;
-		}
-		Status st = PostResponseLocked(s, n_rdma_writes);
-		if (IsOk(st) || policy == QueueFullPolicy::kReturnQueueFull)
-			return st;
-		/* kDefer and the post failed: nobody can retry it. */
-		stats_.responses_lost++;
-		FinishWithoutResponseLocked(s);
-		guard.Release();
-		env_.PutCmd(s);
-		env_.ResponseLost();
-		return st;
-	}
+			     QueueFullPolicy policy);
 
 	/*
 	 * The caller gives up on a response whose post failed under
 	 * kReturnQueueFull: as AbortedTask, counted as lost. The caller drops
 	 * the fabric's reference and disconnects.
 	 */
-	void DropResponse(SendCtx &s)
-	{
-		SpinLockGuard guard(lock_);
-		stats_.responses_lost++;
-		if (IsResponsePending(s.state_.state()))
-			FinishWithoutResponseLocked(s);
-	}
+	void DropResponse(SendCtx &s);
 
 	/*
 	 * aborted_task: no response will be sent for @s. Its credit goes to
 	 * the next response.
 	 */
-	void AbortedTask(SendCtx &s)
-	{
-		SpinLockGuard guard(lock_);
-		SRPT_WARN_ON(s.deferred_node.InContainer());
-		if (IsResponsePending(s.state_.state()))
-			FinishWithoutResponseLocked(s);
-	}
+	void AbortedTask(SendCtx &s);
 
 	/*
 	 * release_cmd: the target core dropped its last reference. The
 	 * context returns to the pool now, or when the last WR posted for it
 	 * completes; either way the wait list is re-run.
 	 */
-	void ReleaseCmd(SendCtx &s)
-	{
-		SpinLockGuard guard(lock_);
-		if (SRPT_WARN_ON(s.state_.Is(CmdState::kFree)))
-			return;
-		if (IsResponsePending(s.state_.state()))
-			FinishWithoutResponseLocked(s);
-		if (s.posted_wrs_ != 0) {
-			s.release_pending_ = true;
-			return;
-		}
-		SRPT_WARN_ON(!s.state_.Is(CmdState::kDone));
-		FreeCtxLocked(s);
-		const bool kick = NeedKickLocked();
-		guard.Release();
-		if (kick)
-			env_.KickWaitList();
-	}
+	void ReleaseCmd(SendCtx &s);
 
 	/* ---- observation ----------------------------------------------- */
 
-	ChannelStats Stats()
-	{
-		SpinLockGuard guard(lock_);
-		ChannelStats st = stats_;
-		st.state = state_;
-		st.phase = PhaseOf(state_);
-		st.req_lim = ledger_.req_lim();
-		st.in_flight = ledger_.in_flight();
-		st.owed = ledger_.owed();
-		st.granted_total = ledger_.granted_total();
-		st.consumed_total = ledger_.consumed_total();
-		st.credit_violations = ledger_.violations();
-		st.send_ctx_total = pool_.total();
-		st.send_ctx_free = pool_.free_count();
-		st.sq_capacity = sq_.capacity();
-		st.sq_avail = sq_.avail();
-		st.wait_depth = static_cast<uint32_t>(wait_.size());
-		st.wait_max_depth = static_cast<uint32_t>(wait_.max_depth());
-		st.deferred_responses = static_cast<uint32_t>(deferred_.size());
-		st.drain_running = draining_;
-		st.kick_pending = kick_pending_;
-		return st;
-	}
+	ChannelStats Stats();
 
 	/*
 	 * The invariants that must hold whenever no entry point is running.
 	 * Returns nullptr, or a description of the first broken one.
 	 */
-	const char *CheckInvariants()
-	{
-		SpinLockGuard guard(lock_);
-		if (!ledger_.Conserved())
-			return "credits not conserved";
-		if (draining_ || pending_drainers_ != 0)
-			return "drainer left running";
-		if (PhaseOf(state_) == ChannelPhase::kLive && !wait_.empty() &&
-		    !kick_pending_ &&
-		    (!NeedsSendCtx(wait_.Front()->class_.kind) ||
-		     !pool_.empty()))
-			return "IU stranded on the wait list";
-		uint32_t wrs = 0, busy = 0;
-		for (uint32_t i = 0; i < send_ring_.size(); i++) {
-			SendCtx &s = send_ring_[i];
-			wrs += s.posted_wrs_;
-			if (!s.state_.Is(CmdState::kFree))
-				busy++;
-			if (s.state_.Is(CmdState::kFree) &&
-			    (s.recv_ || s.posted_wrs_ || s.holds_credit_))
-				return "free send context holds resources";
-		}
-		if (wrs != sq_.in_use())
-			return "send-queue budget does not match posted WRs";
-		if (busy != pool_.in_use())
-			return "send-context pool does not match states";
-		return nullptr;
-	}
+	const char *CheckInvariants();
 
 	SendRing &send_ring() { return send_ring_; }
 	RecvRing *recv_ring() { return recv_ring_; }
@@ -737,233 +245,49 @@ private:
 	static constexpr uint32_t kZlwSlots = 1;
 
 	/* The one place the state changes. Returns the previous state. */
-	ChannelState TransitionToLocked(ChannelState next) SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		const ChannelState previous = state_;
-		if (!IsLegalTransition(previous, next))
-			return previous;
-		state_ = next;
-		env_.StateChanged(previous, next);
-		return previous;
-	}
+	ChannelState TransitionToLocked(ChannelState next) SRPT_REQUIRES(lock_);
 
 	/*
 	 * Serves the wait list until it is empty, the channel is not live or
 	 * the head needs a send context and none is free. One drainer at a
 	 * time; the lock is dropped around each hand-off.
 	 */
-	void DrainLocked(SpinLockGuard &guard) SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		if (draining_)
-			return;
-		draining_ = true;
-		while (PhaseOf(state_) == ChannelPhase::kLive) {
-			RecvCtx *r = wait_.Front();
-			if (!r)
-				break;
-			const IuKind kind = r->class_.kind;
-			SendCtx *s = nullptr;
-			if (NeedsSendCtx(kind)) {
-				s = pool_.Get();
-				if (!s)
-					break;
-				(void)s->state_.TransitionTo(
-				    kind == IuKind::kCmd ? CmdState::kNew
-							 : CmdState::kMgmt);
-				s->holds_credit_ = true;
-			}
-			(void)wait_.Pop();
-			if (r->waited_) {
-				r->waited_ = false;
-				if (srpt_tracing())
-					srpt_trace_iu_resume(
-					    name_, static_cast<uint32_t>(
-						       wait_.size()));
-			}
-			const bool held =
-			    s && kind == IuKind::kCmd && r->class_.keeps_buffer;
-			if (held) {
-				s->recv_ = r;
-				r->state_ = RecvState::kHeldByCmd;
-			} else {
-				r->state_ = RecvState::kHandling;
-			}
-			/*
-			 * After the call neither @s nor (if held) @r may be
-			 * touched: the command may already be finished and
-			 * both recycled by another context.
-			 */
-			guard.CallUnlocked([&] { Dispatch(*r, s, kind); });
-			if (!held)
-				ReturnRecvLocked(*r);
-		}
-		draining_ = false;
-	}
+	void DrainLocked(SpinLockGuard &guard) SRPT_REQUIRES(lock_);
 
-	void Dispatch(RecvCtx &r, SendCtx *s, IuKind kind)
-	{
-		switch (kind) {
-		case IuKind::kCmd:
-			env_.SubmitCmd(*s, r);
-			break;
-		case IuKind::kTaskMgmt:
-			env_.SubmitTaskMgmt(*s, r);
-			break;
-		default:
-			env_.HandleOtherIu(r);
-			break;
-		}
-	}
+	void Dispatch(RecvCtx &r, SendCtx *s, IuKind kind);
 
 	/* After a completion that promised a drain (pending_drainers_++). */
-	void DrainFromCompletion()
-	{
-		SpinLockGuard guard(lock_);
-		SRPT_WARN_ON(pending_drainers_ == 0);
-		pending_drainers_--;
-		DrainLocked(guard);
-	}
+	void DrainFromCompletion();
 
 	/*
 	 * Someone must run the wait list, and nobody will: the caller kicks
 	 * the work item after dropping the lock.
 	 */
-	bool NeedKickLocked() SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		if (PhaseOf(state_) != ChannelPhase::kLive || wait_.empty() ||
-		    draining_ || pending_drainers_ != 0 || kick_pending_)
-			return false;
-		if (NeedsSendCtx(wait_.Front()->class_.kind) && pool_.empty())
-			return false;
-		kick_pending_ = true;
-		stats_.kicks++;
-		return true;
-	}
+	bool NeedKickLocked() SRPT_REQUIRES(lock_);
 
 	/* A receive context we are done with goes back where it belongs. */
-	void ReturnRecvLocked(RecvCtx &r) SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		if (use_srq_ || PhaseOf(state_) == ChannelPhase::kConnecting ||
-		    PhaseOf(state_) == ChannelPhase::kLive)
-			RepostLocked(r);
-		else
-			r.state_ = RecvState::kIdle; /* own ring, QP closing */
-	}
+	void ReturnRecvLocked(RecvCtx &r) SRPT_REQUIRES(lock_);
 
-	void RepostLocked(RecvCtx &r) SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		/*
-		 * Posted before the post: on an SRQ the context may complete
-		 * on another channel's CQ (under that channel's lock) before
-		 * PostRecv returns here.
-		 */
-		r.state_ = RecvState::kPosted;
-		Status st = env_.PostRecv(r);
-		if (IsOk(st))
-			return;
-		/* 6.1 ignored this. Count it; the context stays idle. */
-		stats_.post_recv_failures++;
-		r.state_ = RecvState::kIdle;
-	}
+	void RepostLocked(RecvCtx &r) SRPT_REQUIRES(lock_);
 
-	void ReturnSlotsLocked(SendCtx &s) SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		SRPT_WARN_ON(s.posted_wrs_ == 0);
-		sq_.Return(s.posted_wrs_);
-		s.posted_wrs_ = 0;
-	}
+	void ReturnSlotsLocked(SendCtx &s) SRPT_REQUIRES(lock_);
 
 	Status PostResponseLocked(SendCtx &s, uint32_t n_rdma_writes)
-	    SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		const bool own = s.holds_credit_;
-		const int32_t delta = ledger_.TakeResponseDelta(own);
-		Status st = env_.PostResponse(s, n_rdma_writes, delta);
-		if (!IsOk(st)) {
-			ledger_.UndoResponseDelta(delta, own);
-			sq_.Return(1 + n_rdma_writes);
-			return st;
-		}
-		s.holds_credit_ = false;
-		s.posted_wrs_ = 1 + n_rdma_writes;
-		if (srpt_tracing())
-			srpt_trace_credits(name_, delta, ledger_.req_lim());
-		(void)s.state_.TransitionTo(s.state_.Is(CmdState::kMgmt)
-						? CmdState::kMgmtRspSent
-						: CmdState::kCmdRspSent);
-		return Status::kOk;
-	}
+	    SRPT_REQUIRES(lock_);
 
 	/* Posts deferred responses, in order, while there is room. */
-	void PostDeferredLocked() SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		while (SendCtx *s = deferred_.Front()) {
-			if (!sq_.TryReserve(1 + s->deferred_n_rdma_))
-				return;
-			(void)deferred_.Pop();
-			if (IsOk(PostResponseLocked(*s, s->deferred_n_rdma_)))
-				continue;
-			stats_.responses_lost++;
-			FinishWithoutResponseLocked(*s);
-			failed_deferred_.Push(*s);
-		}
-	}
+	void PostDeferredLocked() SRPT_REQUIRES(lock_);
 
 	/*
 	 * PutCmd for deferred responses that could not be posted, then one
 	 * ResponseLost for them all.
 	 */
-	void FinishFailedDeferred()
-	{
-		bool lost = false;
-		for (;;) {
-			SpinLockGuard guard(lock_);
-			SendCtx *s = failed_deferred_.Pop();
-			guard.Release();
-			if (!s)
-				break;
-			lost = true;
-			env_.PutCmd(*s);
-		}
-		if (lost)
-			env_.ResponseLost();
-	}
+	void FinishFailedDeferred();
 
 	/* The command ends without a response: its credit is owed. */
-	void FinishWithoutResponseLocked(SendCtx &s) SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		if (s.holds_credit_) {
-			ledger_.WriteOff();
-			s.holds_credit_ = false;
-		}
-		if (!s.state_.Is(CmdState::kDone))
-			(void)s.state_.TransitionTo(CmdState::kDone);
-	}
+	void FinishWithoutResponseLocked(SendCtx &s) SRPT_REQUIRES(lock_);
 
-	void FreeCtxLocked(SendCtx &s) SRPT_REQUIRES(lock_)
-	{
-		lock_.AssertHeld();
-		SRPT_WARN_ON(s.posted_wrs_ != 0);
-		FinishWithoutResponseLocked(s);
-		if (RecvCtx *r = s.recv_) {
-			s.recv_ = nullptr;
-			r->state_ = RecvState::kHandling;
-			ReturnRecvLocked(*r);
-		}
-		s.release_pending_ = false;
-		s.deferred_n_rdma_ = 0;
-		(void)s.state_.TransitionTo(CmdState::kFree);
-		pool_.Put(s);
-	}
+	void FreeCtxLocked(SendCtx &s) SRPT_REQUIRES(lock_);
 
 	Env env_;
 	SpinLock lock_;
@@ -994,5 +318,9 @@ private:
 };
 
 } // namespace srpt
+
+/* The member functions' definitions. */
+#include <srpt/core/channel_core_helpers.hpp>
+#include <srpt/core/channel_core_impl.hpp>
 
 #endif
