@@ -158,6 +158,22 @@ protected:
 				       static_cast<uint32_t>(iu.size()), true);
 	}
 
+	/* Answers command @index GOOD and completes the response's send. */
+	static void AnswerGood(Channel *ch, uint32_t index)
+	{
+		srpt_dp_rsp rsp{};
+		ASSERT_EQ(srpt_core_dp_queue_response(ch, index, &rsp), 0);
+		srpt_core_dp_send_done(ch, index, true);
+	}
+
+	/* Every send context is back in the pool. */
+	static void ExpectSendContextsFree(Channel *ch)
+	{
+		srpt_dp_stats st{};
+		srpt_core_dp_get_stats(ch, &st);
+		EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	}
+
 	/*
 	 * One send context: a live channel gets two commands, the second
 	 * waits for the first's send completion, both are answered, then

@@ -240,15 +240,9 @@ TEST_F(DataPathFixture, GlueGetsEveryDescriptorInCpuOrder)
 			EXPECT_EQ(d[i].len, 512u);
 		}
 	}
-	/* The allocated copies were freed: nothing but the channel's own. */
-	for (const uint32_t idx : f.submitted_index) {
-		srpt_dp_rsp rsp{};
-		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-		srpt_core_dp_send_done(ch, idx, true);
-	}
-	srpt_dp_stats st{};
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	for (const uint32_t idx : f.submitted_index)
+		AnswerGood(ch, idx);
+	ExpectSendContextsFree(ch);
 }
 
 /* A long list whose copy cannot be allocated is answered BUSY. */
@@ -306,11 +300,9 @@ TEST_F(DataPathFixture, TaskAttributeReachesTheGlueAsSamAttribute)
 		ASSERT_EQ(f.submitted.size(), index);
 		EXPECT_EQ(f.submitted.back().task_attr, c.sam) << int{c.srp};
 	}
-	for (const uint32_t idx : f.submitted_index) {
-		srpt_dp_rsp rsp{};
-		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-		srpt_core_dp_send_done(ch, idx, true);
-	}
+	for (const uint32_t idx : f.submitted_index)
+		AnswerGood(ch, idx);
+	ExpectSendContextsFree(ch);
 }
 
 TEST_F(DataPathFixture, WriteCommandReadsThenExecutes)
@@ -336,12 +328,8 @@ TEST_F(DataPathFixture, WriteCommandReadsThenExecutes)
 	EXPECT_TRUE(f.executed.empty());
 	srpt_core_dp_rdma_read_done(ch, idx, true);
 	EXPECT_EQ(f.executed, (std::vector<uint32_t>{idx}));
-	srpt_dp_rsp rsp{};
-	ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-	srpt_core_dp_send_done(ch, idx, true);
-	srpt_dp_stats st{};
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	AnswerGood(ch, idx);
+	ExpectSendContextsFree(ch);
 }
 
 TEST_F(DataPathFixture, ImmediateDataExecutesWithoutRdmaRead)
