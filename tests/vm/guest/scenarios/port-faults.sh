@@ -182,10 +182,15 @@ for fn in $POINTS; do
 		hit=$((hit + n))
 	done
 	if [ "$hit" = 0 ]; then
+		# Rounds 1 and 2: with and without the SRQ, so that a point
+		# only one receive path calls is reached.
 		step "inject $fn: its first call fails (no rate hit it)"
 		begin_round 100 1 "$fn"
 		one_round 1 "$fn-first"
+		[ "$(injected)" != 0 ] || one_round 2 "$fn-first"
 		after_round
+		# A point never reached proves nothing: not a pass.
+		[ "$n" != 0 ] || { verdict=FAIL; why="${why:+$why; }never called: no failure injected"; }
 		record "$fn" first
 	fi
 done
