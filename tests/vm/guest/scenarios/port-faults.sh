@@ -130,6 +130,11 @@ fio_round() { # fio_round DEV OUTPUT [DURING]: 2 MiB randwrite + crc32c verify
 # after_round: injection off; the initiator logs out, every channel is
 # released, a clean login with dd+cmp works, dmesg since MARK is clean
 after_round() {
+	# The target closes a channel (drain write, release) only at the CM's
+	# timewait exit, seconds after the logout: let that happen with the
+	# injection still on, or those points are never reached. Whether the
+	# channels went is checked below, with the injection off.
+	wait_for 90 "rc qps gone" sh -c '! rdma res show qp 2>/dev/null | grep -q "type RC"' || true
 	n=$(injected)
 	fi_off
 	trace_off
