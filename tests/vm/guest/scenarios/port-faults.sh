@@ -96,7 +96,7 @@ srp_disks() { # block devices of the current ib_srp hosts
 srp_disks_present() { [ -n "$(srp_disks)" ]; }
 
 # one_round ROUND TAG: use_srq toggle, a login, fio verify on its first
-# disk; counts into lok lfail ioerr vmis
+# disk, a LUN reset; counts into lok lfail ioerr vmis
 one_round() {
 	echo $(( $1 % 2 )) >"$ATTR" 2>/dev/null  # use_srq toggled (no login open)
 	if echo "$LOGIN" >"$ADD" 2>/dev/null; then
@@ -107,6 +107,12 @@ one_round() {
 		for d in $(srp_disks); do
 			[ -b "$d" ] || continue
 			fio_round "$d" "$OUT/fio-$2-$1.txt" ${3:+"$3"}
+			# A LUN RESET: the only way ib_srp sends a task
+			# management function without a SCSI timeout, so
+			# that srpt_dp_submit_tmr is reached. Its answer may
+			# be FAILED under injection (the SCSI error handler
+			# then escalates); what counts is what follows.
+			sg_reset -d "$d" >/dev/null 2>&1 || true
 			break
 		done
 	else
