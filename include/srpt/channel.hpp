@@ -4,7 +4,7 @@
  * (in the glue, struct srpt_dp_ch), a LIO session, and the data path
  * (ChannelCore) bound to the kernel through KernelEnv.
  *
- * The channel has one state, ChannelState (core/channel_state.hpp), kept
+ * The channel has one state, ChannelState (datapath/channel_state.hpp), kept
  * by the core under the core's lock: every move below is one call of
  * ChannelCore::TransitionTo(), checked against kChannelTransitions, and the
  * data path stops serving IUs in that same move. The events that make the
@@ -34,9 +34,9 @@
 #define SRPT_CHANNEL_HPP
 
 #include <srpt/alloc.hpp>
-#include <srpt/core/channel_core.hpp>
-#include <srpt/core/channel_state.hpp>
-#include <srpt/core/iu_class.hpp>
+#include <srpt/datapath/channel_core.hpp>
+#include <srpt/datapath/channel_state.hpp>
+#include <srpt/datapath/iu_class.hpp>
 #include <srpt/core_api.h>
 #include <srpt/device_registry.hpp>
 #include <srpt/intrusive_list.hpp>

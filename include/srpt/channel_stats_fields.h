@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The fields of a channel's statistics, listed once for both sides of the
- * boundary: the core's ChannelStats (core/channel_types.hpp) and
+ * boundary: the core's ChannelStats (datapath/channel_types.hpp) and
  * ChannelSnapshot (channel.hpp), the C struct srpt_dp_stats (core_api.h)
  * that debugfs and configfs print, and the copy from one to the other in
  * datapath_api.cpp are all made from these lists.

@@ -35,7 +35,7 @@
 #define SRPT_SRQ_HPP
 
 #include <srpt/alloc.hpp>
-#include <srpt/core/ioctx_ring.hpp>
+#include <srpt/datapath/ioctx_ring.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/rdma_glue.h>
 #include <srpt/status.hpp>

@@ -18,10 +18,10 @@
 
 #include <cstring>
 
-#include <srpt/core/channel_core.hpp>
-#include <srpt/core/iu_class.hpp>
-#include <srpt/core/send_ctx_pool.hpp>
-#include <srpt/core/wait_list.hpp>
+#include <srpt/datapath/channel_core.hpp>
+#include <srpt/datapath/iu_class.hpp>
+#include <srpt/datapath/send_ctx_pool.hpp>
+#include <srpt/datapath/wait_list.hpp>
 #include <srpt/iu_build.hpp>
 #include <srpt/iu_parse.hpp>
 

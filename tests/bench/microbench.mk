@@ -16,7 +16,7 @@ MICROBENCH_CORE_FLAGS := -fno-exceptions -fno-rtti
 
 # What the benchmarks exercise: the channel core, the IU parser and
 # builders (and what they need), the host platform.
-MICROBENCH_CORE_SRCS := $(sort $(wildcard $(ROOT)/src/core/*.cpp)) \
+MICROBENCH_CORE_SRCS := $(sort $(wildcard $(ROOT)/src/datapath/*.cpp)) \
 	$(addprefix $(ROOT)/src/,iu_parse.cpp iu_build.cpp login.cpp log.cpp)
 MICROBENCH_TEST_SRCS := $(sort $(wildcard $(ROOT)/tests/bench/*.cpp)) \
 	$(ROOT)/tests/host/platform_host.cpp \

@@ -13,8 +13,8 @@
 #define SRPT_TEST_CHANNEL_HARNESS_HPP
 
 #include <gtest/gtest.h>
-#include <srpt/core/channel_core.hpp>
-#include <srpt/core/iu_class.hpp>
+#include <srpt/datapath/channel_core.hpp>
+#include <srpt/datapath/iu_class.hpp>
 #include <srpt/host_platform.hpp>
 
 #include <cstring>

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <srpt/core/channel_core.hpp>
-#include <srpt/core/iu_class.hpp>
+#include <srpt/datapath/channel_core.hpp>
+#include <srpt/datapath/iu_class.hpp>
 
 namespace srpt::test
 {

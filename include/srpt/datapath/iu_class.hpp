@@ -6,10 +6,10 @@
  * and validation are the IU parser's job (iu_parse.hpp), called from the
  * environment's SubmitCmd/SubmitTaskMgmt hooks.
  */
-#ifndef SRPT_CORE_IU_CLASS_HPP
-#define SRPT_CORE_IU_CLASS_HPP
+#ifndef SRPT_DATAPATH_IU_CLASS_HPP
+#define SRPT_DATAPATH_IU_CLASS_HPP
 
-#include <srpt/core/ioctx_ring.hpp>
+#include <srpt/datapath/ioctx_ring.hpp>
 #include <stdint.h>
 
 namespace srpt

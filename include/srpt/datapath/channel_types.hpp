@@ -7,14 +7,14 @@
  * concept (the hooks an environment provides). The channel's state and its
  * table of moves are in channel_state.hpp.
  */
-#ifndef SRPT_CORE_CHANNEL_TYPES_HPP
-#define SRPT_CORE_CHANNEL_TYPES_HPP
+#ifndef SRPT_DATAPATH_CHANNEL_TYPES_HPP
+#define SRPT_DATAPATH_CHANNEL_TYPES_HPP
 
 #include <concepts>
 #include <srpt/channel_stats_fields.h>
-#include <srpt/core/channel_state.hpp>
-#include <srpt/core/cmd_state.hpp>
-#include <srpt/core/ioctx_ring.hpp>
+#include <srpt/datapath/channel_state.hpp>
+#include <srpt/datapath/cmd_state.hpp>
+#include <srpt/datapath/ioctx_ring.hpp>
 #include <srpt/status.hpp>
 #include <stdint.h>
 

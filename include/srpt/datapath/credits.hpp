@@ -25,8 +25,8 @@
  * is taken before posting and returned by the completion, with the exact
  * count recorded in the send context (not recomputed), so it cannot drift.
  */
-#ifndef SRPT_CORE_CREDITS_HPP
-#define SRPT_CORE_CREDITS_HPP
+#ifndef SRPT_DATAPATH_CREDITS_HPP
+#define SRPT_DATAPATH_CREDITS_HPP
 
 #include <srpt/log.hpp>
 #include <stdint.h>

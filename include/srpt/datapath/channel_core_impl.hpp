@@ -6,10 +6,10 @@
  * this file at its end: include channel_core.hpp, not this file. The
  * private helpers are in channel_core_helpers.hpp.
  */
-#ifndef SRPT_CORE_CHANNEL_CORE_IMPL_HPP
-#define SRPT_CORE_CHANNEL_CORE_IMPL_HPP
+#ifndef SRPT_DATAPATH_CHANNEL_CORE_IMPL_HPP
+#define SRPT_DATAPATH_CHANNEL_CORE_IMPL_HPP
 
-#include <srpt/core/channel_core.hpp>
+#include <srpt/datapath/channel_core.hpp>
 #include <srpt/log.hpp>
 #include <srpt/trace.h>
 

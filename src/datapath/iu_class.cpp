@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <srpt/core/iu_class.hpp>
+#include <srpt/datapath/iu_class.hpp>
 #include <srpt/wire/srp.hpp>
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <srpt/core/cmd_state.hpp>
-#include <srpt/core/ioctx_ring.hpp>
+#include <srpt/datapath/cmd_state.hpp>
+#include <srpt/datapath/ioctx_ring.hpp>
 
 namespace srpt
 {

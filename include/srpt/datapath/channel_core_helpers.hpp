@@ -6,10 +6,10 @@
  * each one is for is said at its declaration in channel_core.hpp, which
  * includes this file at its end: include channel_core.hpp, not this file.
  */
-#ifndef SRPT_CORE_CHANNEL_CORE_HELPERS_HPP
-#define SRPT_CORE_CHANNEL_CORE_HELPERS_HPP
+#ifndef SRPT_DATAPATH_CHANNEL_CORE_HELPERS_HPP
+#define SRPT_DATAPATH_CHANNEL_CORE_HELPERS_HPP
 
-#include <srpt/core/channel_core.hpp>
+#include <srpt/datapath/channel_core.hpp>
 #include <srpt/log.hpp>
 #include <srpt/trace.h>
 

@@ -12,12 +12,12 @@
  * its own per-context data (ib_cqe, se_cmd, rdma_rw contexts) in arrays of
  * its own indexed by index(), or behind glue_data().
  */
-#ifndef SRPT_CORE_IOCTX_RING_HPP
-#define SRPT_CORE_IOCTX_RING_HPP
+#ifndef SRPT_DATAPATH_IOCTX_RING_HPP
+#define SRPT_DATAPATH_IOCTX_RING_HPP
 
 #include <new>
 #include <srpt/alloc.hpp>
-#include <srpt/core/cmd_state.hpp>
+#include <srpt/datapath/cmd_state.hpp>
 #include <srpt/intrusive_list.hpp>
 #include <srpt/log.hpp>
 #include <srpt/status.hpp>

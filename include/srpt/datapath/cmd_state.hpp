@@ -23,8 +23,8 @@
  *   any live state --(aborted task / released without response)--> kDone
  *   kDone --(target core released it and no WR is outstanding)--> kFree
  */
-#ifndef SRPT_CORE_CMD_STATE_HPP
-#define SRPT_CORE_CMD_STATE_HPP
+#ifndef SRPT_DATAPATH_CMD_STATE_HPP
+#define SRPT_DATAPATH_CMD_STATE_HPP
 
 #include <srpt/log.hpp>
 #include <stddef.h>

@@ -9,8 +9,8 @@
  * front), so the order of service is the order of arrival by construction.
  * Not a lock: the owner serializes access.
  */
-#ifndef SRPT_CORE_WAIT_LIST_HPP
-#define SRPT_CORE_WAIT_LIST_HPP
+#ifndef SRPT_DATAPATH_WAIT_LIST_HPP
+#define SRPT_DATAPATH_WAIT_LIST_HPP
 
 #include <srpt/intrusive_list.hpp>
 #include <stddef.h>

@@ -8,11 +8,11 @@
  * It replaces the in-tree driver's use of the session's sbitmap tag pool;
  * the index of a context is the tag the glue gives the target core.
  */
-#ifndef SRPT_CORE_SEND_CTX_POOL_HPP
-#define SRPT_CORE_SEND_CTX_POOL_HPP
+#ifndef SRPT_DATAPATH_SEND_CTX_POOL_HPP
+#define SRPT_DATAPATH_SEND_CTX_POOL_HPP
 
-#include <srpt/core/cmd_state.hpp>
-#include <srpt/core/ioctx_ring.hpp>
+#include <srpt/datapath/cmd_state.hpp>
+#include <srpt/datapath/ioctx_ring.hpp>
 #include <srpt/log.hpp>
 #include <stdint.h>
 

@@ -24,8 +24,8 @@
  * CM events are absorbed. There is no second state for the data path: what
  * it needs is a projection of this one (ChannelPhase, PhaseOf()).
  */
-#ifndef SRPT_CORE_CHANNEL_STATE_HPP
-#define SRPT_CORE_CHANNEL_STATE_HPP
+#ifndef SRPT_DATAPATH_CHANNEL_STATE_HPP
+#define SRPT_DATAPATH_CHANNEL_STATE_HPP
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <srpt/core/channel_state.hpp>
+#include <srpt/datapath/channel_state.hpp>
 
 namespace srpt
 {

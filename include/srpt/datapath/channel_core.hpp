@@ -48,17 +48,17 @@
  * channel_core_impl.hpp (the public ones) and channel_core_helpers.hpp
  * (the private ones), which it includes at its end.
  */
-#ifndef SRPT_CORE_CHANNEL_CORE_HPP
-#define SRPT_CORE_CHANNEL_CORE_HPP
+#ifndef SRPT_DATAPATH_CHANNEL_CORE_HPP
+#define SRPT_DATAPATH_CHANNEL_CORE_HPP
 
 #include <srpt/alloc.hpp>
-#include <srpt/core/channel_state.hpp>
-#include <srpt/core/channel_types.hpp>
-#include <srpt/core/cmd_state.hpp>
-#include <srpt/core/credits.hpp>
-#include <srpt/core/ioctx_ring.hpp>
-#include <srpt/core/send_ctx_pool.hpp>
-#include <srpt/core/wait_list.hpp>
+#include <srpt/datapath/channel_state.hpp>
+#include <srpt/datapath/channel_types.hpp>
+#include <srpt/datapath/cmd_state.hpp>
+#include <srpt/datapath/credits.hpp>
+#include <srpt/datapath/ioctx_ring.hpp>
+#include <srpt/datapath/send_ctx_pool.hpp>
+#include <srpt/datapath/wait_list.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/log.hpp>
 #include <srpt/status.hpp>
@@ -320,7 +320,7 @@ private:
 } // namespace srpt
 
 /* The member functions' definitions. */
-#include <srpt/core/channel_core_helpers.hpp>
-#include <srpt/core/channel_core_impl.hpp>
+#include <srpt/datapath/channel_core_helpers.hpp>
+#include <srpt/datapath/channel_core_impl.hpp>
 
 #endif
