@@ -208,21 +208,13 @@ TEST_F(DataPathFixture, DeviceRemovalDrainsLiveChannelsWithoutThePeer)
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
-	size_t sleeps = 0;
 	/* The kernel meanwhile: the flushed drain marker, the release work. */
-	host::Script().on_msleep = [&] {
-		sleeps++;
-		if (!f.destroyed && f.zlw_posted)
-			srpt_core_dp_zlw_done(ch, false);
-		host::RunPendingWork();
-	};
-	srpt_core_dp_device_removing(device_);
+	const size_t sleeps = RemoveDeviceWhileChannelCloses(device_, ch, f);
 	EXPECT_TRUE(f.disconnected); /* DREQ sent */
 	EXPECT_TRUE(f.qp_error);     /* but not waited for */
 	EXPECT_TRUE(f.destroyed);
 	EXPECT_GE(sleeps, 1u);
 	EXPECT_EQ(GetChannelRegistry()->Count(), 0u);
-	host::Script().on_msleep = nullptr;
 }
 
 } // namespace

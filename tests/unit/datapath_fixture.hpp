@@ -23,6 +23,7 @@
 #include <srpt/wire/srp.hpp>
 
 #include "datapath_test_ius.hpp"
+#include "host_device.hpp"
 
 #include <cstring>
 #include <string>
@@ -38,23 +39,10 @@ class DataPathFixture : public testing::Test
 protected:
 	void SetUp() override
 	{
-		host::ResetDataPath();
-		ASSERT_EQ(srpt_core_set_service_guid("0"), 0);
-		const srpt_module_params params{8276, 4095};
-		ASSERT_EQ(srpt_core_init(&params), 0);
-		ASSERT_EQ(srpt_core_dp_init(), 0);
-		srpt_port_desc port{};
-		port.port_num = 1;
-		port.link_layer = SRPT_LINK_LAYER_ETHERNET;
-		port.gid_valid = true;
-		const uint8_t gid[16] = {0xfe, 0x80, 0,	   0,	 0,    0,
-					 0,    0,    0x50, 0x54, 0x00, 0xff,
-					 0xfe, 0x12, 0x34, 0x56};
-		std::memcpy(port.gid, gid, 16);
-		port_ = port;
-		desc_ = {"rxe0", kNodeGuid, 1, &port_, &ib_device_,
-			 0x1111, 0x2222,    3, 16384,  8192};
-		ASSERT_EQ(srpt_core_add_device(&desc_, &device_), 0);
+		host_.Start(4095, 8192);
+		if (HasFatalFailure())
+			return;
+		device_ = host_.device;
 		baseline_ = host::OutstandingAllocations();
 	}
 
@@ -65,12 +53,7 @@ protected:
 		if (guid_port_)
 			srpt_core_port_id_drop(guid_port_);
 		CloseAll();
-		srpt_core_dp_device_removing(device_);
-		srpt_core_remove_device(device_);
-		srpt_core_dp_exit();
-		srpt_core_rdma_cm_shutdown();
-		srpt_core_exit();
-		host::ResetDataPath();
+		host_.Stop();
 		host::SetTracing(false);
 	}
 
@@ -202,9 +185,7 @@ protected:
 		return ch;
 	}
 
-	int ib_device_ = 0;
-	srpt_port_desc port_{};
-	srpt_device_desc desc_{};
+	HostDevice host_;
 	srpt_core_device *device_ = nullptr;
 	srpt_core_port_id *gid_port_ = nullptr;
 	srpt_core_port_id *guid_port_ = nullptr;

@@ -207,13 +207,7 @@ TEST_F(SendDoneHoldFixture, DeviceRemovalWithHeldCompletionsFreesEverything)
 	const uint32_t idx = f.submitted_index[0];
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
 	srpt_core_dp_send_done(ch, idx, true);
-	host::Script().on_msleep = [&] {
-		if (!f.destroyed && f.zlw_posted)
-			srpt_core_dp_zlw_done(ch, false);
-		host::RunPendingWork();
-	};
-	srpt_core_dp_device_removing(device_);
-	host::Script().on_msleep = nullptr;
+	(void)RemoveDeviceWhileChannelCloses(device_, ch, f);
 	EXPECT_TRUE(f.destroyed);
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));
 	EXPECT_EQ(f.put_after_destroy, 0u);

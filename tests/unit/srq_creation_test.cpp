@@ -31,7 +31,7 @@ TEST_F(SrqFixture, UseSrqCreatesTheSrqClampedToMaxSrqWr)
 	ASSERT_EQ(SetUseSrq("1"), 0);
 	ASSERT_EQ(host::FakeSrqs().size(), 1u);
 	const host::FakeSrq &q = *host::FakeSrqs()[0];
-	EXPECT_EQ(q.ib_device, &ib_device_);
+	EXPECT_EQ(q.ib_device, &host_.ib_device);
 	EXPECT_EQ(q.size, 64u); /* min(srpt_srq_size 4095, max_srq_wr 64) */
 	std::vector<uint32_t> all(64);
 	for (uint32_t i = 0; i < 64; i++)

@@ -23,6 +23,7 @@
 #include <srpt/srq.hpp>
 
 #include "datapath_test_ius.hpp"
+#include "host_device.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -39,23 +40,10 @@ protected:
 	/* srpt_srq_size and the device's max_srq_wr of this test. */
 	void Start(int32_t srpt_srq_size, uint32_t max_srq_wr)
 	{
-		host::ResetDataPath();
-		ASSERT_EQ(srpt_core_set_service_guid("0"), 0);
-		const srpt_module_params params{8276, srpt_srq_size};
-		ASSERT_EQ(srpt_core_init(&params), 0);
-		ASSERT_EQ(srpt_core_dp_init(), 0);
-		srpt_port_desc port{};
-		port.port_num = 1;
-		port.link_layer = SRPT_LINK_LAYER_ETHERNET;
-		port.gid_valid = true;
-		const uint8_t gid[16] = {0xfe, 0x80, 0,	   0,	 0,    0,
-					 0,    0,    0x50, 0x54, 0x00, 0xff,
-					 0xfe, 0x12, 0x34, 0x56};
-		std::memcpy(port.gid, gid, 16);
-		port_ = port;
-		desc_ = {"rxe0", kNodeGuid, 1, &port_, &ib_device_,
-			 0x1111, 0x2222,    3, 16384,  max_srq_wr};
-		ASSERT_EQ(srpt_core_add_device(&desc_, &device_), 0);
+		host_.Start(srpt_srq_size, max_srq_wr);
+		if (HasFatalFailure())
+			return;
+		device_ = host_.device;
 		ASSERT_EQ(srpt_core_port_id_make(kGidName, &port_id_), 0);
 		ASSERT_EQ(srpt_core_tpg_enable(port_id_, true), 0);
 		host::Script().acl_names = {kInitiator};
@@ -68,12 +56,7 @@ protected:
 			return;
 		srpt_core_port_id_drop(port_id_);
 		CloseAll();
-		srpt_core_dp_device_removing(device_);
-		srpt_core_remove_device(device_);
-		srpt_core_dp_exit();
-		srpt_core_rdma_cm_shutdown();
-		srpt_core_exit();
-		host::ResetDataPath();
+		host_.Stop();
 	}
 
 	DeviceSrq &Srq() { return static_cast<Device *>(device_)->srq(); }
@@ -171,9 +154,7 @@ protected:
 		return true;
 	}
 
-	int ib_device_ = 0;
-	srpt_port_desc port_{};
-	srpt_device_desc desc_{};
+	HostDevice host_;
 	srpt_core_device *device_ = nullptr;
 	srpt_core_port_id *port_id_ = nullptr;
 	int cm_ids_[8] = {};

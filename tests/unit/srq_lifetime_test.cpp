@@ -162,13 +162,7 @@ TEST_F(SrqFixture, DeviceRemovalDestroysTheSrqAfterItsChannels)
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
-	host::Script().on_msleep = [&] {
-		if (!f.destroyed && f.zlw_posted)
-			srpt_core_dp_zlw_done(ch, false);
-		host::RunPendingWork();
-	};
-	srpt_core_dp_device_removing(device_);
-	host::Script().on_msleep = nullptr;
+	(void)RemoveDeviceWhileChannelCloses(device_, ch, f);
 	EXPECT_TRUE(f.destroyed);
 	ASSERT_EQ(host::FakeSrqs().size(), 1u);
 	EXPECT_TRUE(host::FakeSrqs()[0]->destroyed);
