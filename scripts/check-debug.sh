@@ -12,7 +12,8 @@
 # DEBUG_SCENARIOS chooses the scenarios; SRPT=intree runs them on the
 # in-tree ib_srpt of the debug kernel instead (to tell the port's reports
 # from the in-tree stack's). VM_TIMEOUT per guest (default 5400: the debug
-# kernel under TCG is several times slower). Ends with 'N passed, N failed'.
+# kernel under TCG is several times slower). DEBUG_JOBS=2 runs two guests at
+# once (tests/vm/run-lanes.sh). Ends with 'N passed, N failed'.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # Before common.sh, which defaults VM_TIMEOUT to the stock guest's 600 s.
@@ -67,6 +68,12 @@ fi
 
 # (an assignment word cannot come from an expansion: export it)
 [ -z "$ko" ] || export SRPT_KO=$ko
-VM_ARTIFACTS=${VM_ARTIFACTS:-$top/build/vm-artifacts-debug} \
-DEBUG_KERNEL_DIR=$DK SRPT=$SRPT \
-	"$VM_DIR/run.sh" $DEBUG_SCENARIOS
+export VM_ARTIFACTS=${VM_ARTIFACTS:-$top/build/vm-artifacts-debug}
+export DEBUG_KERNEL_DIR=$DK SRPT
+# DEBUG_JOBS=2: two guests at once, in two lanes (tests/vm/run-lanes.sh)
+DEBUG_JOBS=${DEBUG_JOBS:-1}
+case $DEBUG_JOBS in
+1) exec "$VM_DIR/run.sh" $DEBUG_SCENARIOS ;;
+2) exec "$VM_DIR/run-lanes.sh" "$out" $DEBUG_SCENARIOS ;;
+*) die "DEBUG_JOBS must be 1 or 2" ;;
+esac
