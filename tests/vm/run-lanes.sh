@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # run-lanes.sh LOGDIR SCENARIO...: the scenarios in two lanes, each lane one
 # tests/vm/run.sh (its scenarios one after the other), both lanes at once;
-# make check-debug with DEBUG_JOBS=2. The debug guests are slow because of
-# the checkers' CPU work, not because they wait: two of them on two cores
-# each take about as long as one did next to a build, so two lanes nearly
-# halve the wall time. Lanes are balanced by each scenario's measured wall
+# make check-debug with DEBUG_JOBS=2. A debug guest keeps about one host
+# core busy (top: 88-92 % per QEMU with two of them running on two cores),
+# so one lane leaves a core of a 2-core machine mostly idle and two lanes
+# use both; a third would only slow the other two. Lanes are balanced by
+# each scenario's measured wall
 # time on the debug kernel (minutes, docs/debug-kernel.md "check-debug per
 # scenario"), longest first onto the lane with less work so far.
 # Each lane's whole output is LOGDIR/laneN.log; its PASS/FAIL lines are
