@@ -52,7 +52,7 @@ deps:
 
 # The guest targets (tests/vm/vm.mk) need the host packages and, for
 # SRPT=port, the module: added here as prerequisites, recipes live there.
-demo vm-image vm-check bench debug-kernel check-debug: deps
+demo vm-image vm-check bench debug-kernel check-debug check-faults: deps
 demo vm-check bench: module
 
 # ---- Host build of the C++ core (GoogleTest, ASan + UBSan) ----------------
@@ -155,6 +155,7 @@ help:
 	@echo "make check-integrity  the full data-integrity matrix in the guest"
 	@echo "make debug-kernel     build/reuse the KASAN+lockdep+kmemleak guest kernel"
 	@echo "make check-debug      data/control-path scenarios on it (gate before resolving such changes)"
+	@echo "make check-faults     the fault-injection matrix on it (1/5/20 %, 3 rounds, ~7 h)"
 
 # Suites contributed by tests/: guest scenarios, fuzzing, micro-benchmarks.
 -include $(ROOT)/tests/vm/vm.mk
