@@ -16,6 +16,10 @@
 # so that every point is injected at least once.
 # Then every point at once, at FAULT_ALL_RATE (5 %), with `rdma link delete
 # rxe1` under fio and the device added back: the same checks afterwards.
+# If ib_srpt's add of the returning device failed under the injection (it
+# logs "adding rxe1 failed" and does not serve it), the device is added
+# again with the injection off and must be served (FAULT-DEVICE-ADD line).
+# FAULT_PER_POINT=0 runs only this all-points round.
 # How each injected failure ended is read from the port's tracepoints
 # (enabled for the round): logins rejected (srpt_login ... rejected: a
 # LOGIN_REJ or a failed add_target), disconnects (srpt_disconnect), and
@@ -182,7 +186,11 @@ fi_off
 printf 'point\trate\tinjected\tlogins_ok\tlogins_failed\tlogin_rej\tdisconnects\tnot_good\tio_errors\tverify_mismatch\tverdict\n' >"$OUT/faults-results.tsv"
 : >"$OUT/faults-trace.txt"
 failed=0
-for fn in $POINTS; do
+# FAULT_PER_POINT=0 skips the per-point rounds: only the all-points round
+# with the link cut (to repeat that part alone).
+per_point=$POINTS
+[ "${FAULT_PER_POINT:-1}" = 1 ] || per_point=
+for fn in $per_point; do
 	hit=0
 	for rate in $RATES; do
 		step "inject $fn at $rate %"
@@ -206,6 +214,12 @@ for fn in $POINTS; do
 	fi
 done
 
+# port_served: whether ib_srpt serves the target port (on rxe1): configfs
+# creates a port directory only for a port the driver has (the
+# configuration must be torn down first).
+port_served() {
+	mkdir "$SRPT_CFG/0x$TGT_PORT" 2>/dev/null && rmdir "$SRPT_CFG/0x$TGT_PORT"
+}
 link_cut() { # under fio: the exported device goes away and comes back
 	run "rdma link delete rxe1" rdma link delete rxe1
 	sleep 3
@@ -215,8 +229,10 @@ link_cut() { # under fio: the exported device goes away and comes back
 }
 step "every point at once at $ALL_RATE %, rdma link delete under fio"
 begin_round "$ALL_RATE" "$TIMES" $POINTS
+add_failures=0
 for round in $(seq 1 "$ROUNDS"); do
 	one_round "$round" "all-$ALL_RATE"
+	cut_mark=$(dmesg | wc -l)
 	# the device goes away under fio, comes back, is exported again
 	if echo "$LOGIN" >"$ADD" 2>/dev/null; then
 		lok=$((lok + 1))
@@ -233,6 +249,22 @@ for round in $(seq 1 "$ROUNDS"); do
 	fi_off
 	target_teardown >/dev/null
 	mkdir -p "$SRPT_CFG"
+	# With every point armed, ib_srpt's own add of the returning rxe1 can
+	# fail (an allocation, the device's port or SRQ set-up): it logs
+	# "adding rxe1 failed" and leaves the device unserved, as the in-tree
+	# driver does when srpt_add_one fails, so configfs knows no port of
+	# that name. A clean ending of the injected failure; the way back an
+	# administrator has is the device added again, and with the injection
+	# off the port must then serve it.
+	if ! wait_for 15 "ib_srpt serving rxe1's port" port_served; then
+		dmesg | tail -n +$((cut_mark + 1)) | grep -q 'ib_srpt: adding rxe1 failed' ||
+			{ verdict=FAIL; why="${why:+$why; }rxe1's port not served after the link cut, and no failed add logged"; }
+		add_failures=$((add_failures + 1))
+		echo "the port did not take rxe1 back under injection (add failed); adding it again without injection"
+		link_cut
+		wait_for 15 "ib_srpt serving rxe1's port" port_served ||
+			{ verdict=FAIL; why="${why:+$why; }ib_srpt did not take rxe1 back with the injection off"; }
+	fi
 	TC_BLOCK_DEV=/dev/nullb0 targetcli_config "$TGT_PORT" "$INI_ID" >/dev/null
 	set_rdma_cm_port >/dev/null
 	fi_arm "$ALL_RATE" "$(cat "$FI/times")"
@@ -240,6 +272,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 after_round
 record all "$ALL_RATE+cut"
+echo "FAULT-DEVICE-ADD rxe1 add failed under injection in $add_failures of $ROUNDS round(s), served again after a re-add without injection"
 column -t -s "$(printf '\t')" "$OUT/faults-results.tsv" 2>/dev/null || cat "$OUT/faults-results.tsv"
 [ "$failed" = 0 ] || fail "port-faults: $failed point/rate round(s) failed (faults-results.tsv)"
 
