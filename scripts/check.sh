@@ -94,6 +94,29 @@ kbuild_clean() { # kdir
 	make -s -C "$1" M="$top" clean >/dev/null 2>&1 || true
 }
 
+# harness_selftests: the host-side self-tests of the guest harness, one
+# after the other, each printing 'NAME: N passed, N failed'; then their sum
+# as the suite's count (count() reads the last such line). A self-test
+# that ends without its summary counts as one failure.
+harness_selftests() {
+	local t out line p f tp=0 tf=0 rc=0
+	for t in tests/vm/selftest-dmesg-gate.sh tests/vm/selftest-bench-report.py; do
+		out=$("$t" 2>&1) || rc=1
+		printf '%s\n' "$out"
+		line=$(printf '%s\n' "$out" | grep -E '^[A-Za-z-]+: [0-9]+ passed, [0-9]+ failed' | tail -n1)
+		if [ -n "$line" ]; then
+			p=$(printf '%s' "$line" | sed -E 's/^[A-Za-z-]+: ([0-9]+) passed.*/\1/')
+			f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+		else
+			echo "FAIL $t: no 'N passed, N failed' summary"
+			p=0 f=1
+		fi
+		tp=$((tp + p)) tf=$((tf + f))
+	done
+	echo "harness: $tp passed, $tf failed"
+	return "$rc"
+}
+
 run_suites() { # suites port-scenarios
 	local suite
 	for suite in $1; do
@@ -107,8 +130,9 @@ run_suites() { # suites port-scenarios
 		tsa) run_suite tsa make --no-print-directory unit-clang ;;
 		fuzz) run_suite fuzz make --no-print-directory fuzz-smoke ;;
 		# The guest harness's own verdict logic, on the host (seconds):
-		# the dmesg gate must catch every report format and say where.
-		harness) run_suite harness tests/vm/selftest-dmesg-gate.sh ;;
+		# the dmesg gate must catch every report format and say where;
+		# bench-report.py's medians, ratios and "not a verdict" marks.
+		harness) run_suite harness harness_selftests ;;
 		vm-intree) run_suite vm-intree make --no-print-directory vm-check \
 			SRPT=intree VM_SCENARIOS="$INTREE_SCENARIOS" ;;
 		vm-port) run_suite vm-port make --no-print-directory vm-check \

@@ -2,13 +2,41 @@
 """Reduce the guest's bench results (fio JSON, perftest text) to a table with
 medians and the B/A ratio per row, plus bench.csv, bench.json, bench.png.
 
+usage: bench-report.py DIR B [--max-load CPUS] [--force] [--no-plot]
+  DIR  the bench artifacts (r<round>-<A|B>-<lun>-<job>.json, r<round>-<tool>.txt,
+       host-load.csv); B  the driver side B ran (port or intree)
+Exit status: 0 a verdict (or --force), 1 the results are unusable,
+3 figures printed but not a verdict (fewer than MIN_ROUNDS rounds, or the
+host was loaded).
+
 Two ratios per row: B/A of the medians, and the median of the per-round
 ratios B_r/A_r ("paired"). A and B of one round run back to back, so the
 paired ratio cancels load that drifts over the run (other guests, builds on
-a shared host); when the two disagree, the host was not quiet."""
-import csv, glob, json, os, re, statistics, sys
+a shared host); when the two disagree, the host was not quiet.
 
-d, bside = sys.argv[1], sys.argv[2]
+Next to them, the raw rxe figures perftest measured in the same guest on the
+SRP login's path: the 128k read of each LUN and driver as a fraction of the
+128 KiB RDMA WRITE ceiling (ib_write_bw), and the QD1 4k read's p50 as a
+multiple of its pattern floor (one 4 KiB RDMA WRITE plus two small SENDs:
+ib_write_lat + 2 x ib_send_lat). A fraction above 1 means the "ceiling" was
+not one; the report says so instead of printing it as a fraction."""
+import argparse, csv, glob, json, os, re, statistics, sys
+
+MIN_ROUNDS = 7          # fewer: "not a verdict" (bench.sh's BENCH_MIN_ROUNDS refuses them unless forced)
+DEFAULT_MAX_LOAD = 0.5  # CPUs; BENCH_MAX_LOAD, docs/testing-vm.md says why
+EXIT_NOT_A_VERDICT = 3
+
+ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+ap.add_argument("dir")
+ap.add_argument("bside", choices=["port", "intree"])
+ap.add_argument("--max-load", type=float, default=DEFAULT_MAX_LOAD,
+                help="CPUs other than the guest's above which a sample is LOADED (default %(default)s)")
+ap.add_argument("--force", action="store_true",
+                help="exit 0 although the figures are not a verdict (the marks stay)")
+ap.add_argument("--no-plot", action="store_true", help="skip bench.png")
+args = ap.parse_args()
+d, bside = args.dir, args.bside
+
 JOBS = [  # key, fio job, field, label, unit, higher_is_better
     ("randread4k_qd32_iops", "randread4k-qd32", "read.iops", "fio 4k randread QD32", "IOPS", True),
     ("randwrite4k_qd32_iops", "randwrite4k-qd32", "write.iops", "fio 4k randwrite QD32", "IOPS", True),
@@ -21,6 +49,7 @@ LUNS = [("rd", "rd_mcp"), ("nb", "iblock/null_blk")]
 rows = [("%s_%s" % (l, key), "%s-%s" % (l, job), field, "%s [%s]" % (label, name), unit, hib)
         for l, name in LUNS for key, job, field, label, unit, hib in JOBS]
 
+
 def fio_value(path, field):
     j = json.load(open(path))["jobs"][0]
     part, what = field.split(".")
@@ -28,68 +57,209 @@ def fio_value(path, field):
     if what == "iops":
         return p["iops"]
     if what == "bw_mib":
-        return p["bw"] / 1024.0
+        return p["bw"] / 1024.0  # fio's bw is KiB/s
     pct = p["clat_ns"]["percentile"]
     return pct["50.000000" if what == "p50_us" else "99.000000"] / 1000.0
 
+
+def by_round(pattern):
+    """{round number: path} of the files matching DIR/pattern, whose names
+    start with r<round>- (numeric order: r10 after r9, not after r1)."""
+    out = {}
+    for f in glob.glob(os.path.join(d, pattern)):
+        m = re.match(r"r(\d+)-", os.path.basename(f))
+        if m:
+            out[int(m.group(1))] = f
+    return dict(sorted(out.items()))
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def ratio(num, den, digits=3):
+    return round(num / den, digits) if num is not None and den else None
+
+
+def fmt(x, spec="%.3f"):
+    return "n/a" if x is None else spec % x
+
+
 result = {"A": "intree", "B": bside, "rows": []}
+rounds = None
 for key, job, field, label, unit, hib in rows:
-    vals = {}
-    for side in "AB":
-        files = sorted(glob.glob(os.path.join(d, "r*-%s-%s.json" % (side, job))))
-        vals[side] = [round(fio_value(f, field), 2) for f in files]
-    if not vals["A"] or not vals["B"]:
+    files = {side: by_round("r*-%s-%s.json" % (side, job)) for side in "AB"}
+    if not files["A"] or not files["B"]:
         sys.exit("bench-report: missing fio results for " + job)
-    ma, mb = statistics.median(vals["A"]), statistics.median(vals["B"])
-    if len(vals["A"]) != len(vals["B"]):
-        sys.exit("bench-report: %s has %d A rounds and %d B rounds" % (job, len(vals["A"]), len(vals["B"])))
+    if files["A"].keys() != files["B"].keys():
+        sys.exit("bench-report: %s has rounds %s on A and %s on B" % (job, list(files["A"]), list(files["B"])))
+    if rounds is not None and list(files["A"]) != rounds:
+        sys.exit("bench-report: %s has rounds %s, other jobs %s" % (job, list(files["A"]), rounds))
+    rounds = list(files["A"])
+    vals = {side: [round(fio_value(files[side][r], field), 2) for r in rounds] for side in "AB"}
+    ma, mb = median(vals["A"]), median(vals["B"])
     paired = [b / a for a, b in zip(vals["A"], vals["B"]) if a]
-    result["rows"].append(dict(key=key, label=label, unit=unit, higher_is_better=hib,
+    result["rows"].append(dict(key=key, label=label, unit=unit, higher_is_better=hib, rounds=rounds,
                                A=vals["A"], B=vals["B"], median_A=ma, median_B=mb,
-                               ratio=round(mb / ma, 3) if ma else None,
-                               paired_ratio=round(statistics.median(paired), 3) if paired else None))
+                               ratio=ratio(mb, ma), paired_ratio=round(median(paired), 3) if paired else None))
+nrounds = len(rounds)
+result["rounds"] = nrounds
+
 
 def perftest(pattern, cols):
-    out = []
-    for f in sorted(glob.glob(os.path.join(d, pattern))):
+    """{round: [values of cols]} from perftest's text reports: the first
+    line of numbers after the '#bytes' header (perftest prints one summary
+    line, all QPs together)."""
+    out = {}
+    for r, f in by_round(pattern).items():
         lines = open(f).read().splitlines()
         for i, l in enumerate(lines):
             if l.strip().startswith("#bytes"):
-                nums = lines[i + 1].split()
-                out.append([float(nums[c]) for c in cols])
+                for nxt in lines[i + 1:]:
+                    nums = nxt.split()
+                    if nums and re.match(r"^\d", nums[0]):
+                        out[r] = [float(nums[c]) for c in cols]
+                        break
                 break
     return out
 
-bw = perftest("r*-ib_write_bw.txt", [3])          # BW average [MB/sec]
-lat = perftest("r*-ib_send_lat.txt", [4, 7])      # t_typical, 99% percentile [usec]
+
+# perftest's "MB/sec" is MiB/s (its --report_gbits help: MiB = 2^20 bytes).
+bw = perftest("r*-ib_write_bw.txt", [3])           # BW average [MB/sec]
+wlat = perftest("r*-ib_write_lat.txt", [4])        # t_typical [usec] (the median)
+slat = perftest("r*-ib_send_lat.txt", [4, 7])      # t_typical, 99% percentile [usec]
+if not bw or not slat:
+    sys.exit("bench-report: missing perftest results (r*-ib_write_bw.txt, r*-ib_send_lat.txt)")
 raw = []
-if bw:
-    v = [x[0] for x in bw]
-    raw.append(dict(key="rxe_write_bw_128k_mbs", label="rxe ib_write_bw 128 KiB (rdma_cm)", unit="MB/s", values=v, median=statistics.median(v)))
-if lat:
-    v = [x[0] for x in lat]
-    raw.append(dict(key="rxe_send_lat_typ_us", label="rxe ib_send_lat typical (rdma_cm)", unit="us", values=v, median=statistics.median(v)))
-    v = [x[1] for x in lat]
-    raw.append(dict(key="rxe_send_lat_p99_us", label="rxe ib_send_lat p99 (rdma_cm)", unit="us", values=v, median=statistics.median(v)))
-if len(raw) != 3:
-    sys.exit("bench-report: missing perftest results")
+
+
+def raw_row(key, label, unit, per_round):
+    r = dict(key=key, label=label, unit=unit, rounds=list(per_round), values=list(per_round.values()),
+             median=round(median(list(per_round.values())), 2))
+    raw.append(r)
+    return r
+
+
+ceiling = raw_row("rxe_write_bw_128k_mibs", "raw ceiling: ib_write_bw 128 KiB", "MiB/s", {r: v[0] for r, v in bw.items()})
+raw_row("rxe_send_lat_typ_us", "raw ib_send_lat typical", "us", {r: v[0] for r, v in slat.items()})
+raw_row("rxe_send_lat_p99_us", "raw ib_send_lat p99", "us", {r: v[1] for r, v in slat.items()})
+floor = None
+if wlat:
+    raw_row("rxe_write_lat_4k_typ_us", "raw ib_write_lat 4 KiB typical", "us", {r: v[0] for r, v in wlat.items()})
+    # One QD1 4k read on the wire: SRP_CMD (SEND), the data (RDMA WRITE),
+    # SRP_RSP (SEND), one after the other; per round, from that round's runs.
+    per_round = {r: wlat[r][0] + 2 * slat[r][0] for r in wlat if r in slat}
+    if per_round:
+        floor = raw_row("rxe_pattern_floor_qd1_4k_us", "pattern floor: write 4 KiB + 2 x send", "us", per_round)
 result["raw_rxe"] = raw
+# ib_srp's channel count per login (the ceiling's QPs are twice that).
+result["srp_channels"] = sorted({int(open(f).read().split()[0]) for f in glob.glob(os.path.join(d, "r*-[AB]-srp_ch_count.txt"))})
+cmds_file = os.path.join(d, "raw-commands.txt")
+result["raw_commands"] = open(cmds_file).read().splitlines() if os.path.exists(cmds_file) else []
+
+# SRP against the raw figures, per LUN and driver: medians over medians.
+NOT_A_CEILING = "ceiling below SRP: not a ceiling"
+NOT_A_FLOOR = "floor above SRP: not a floor"
+rowmap = {r["key"]: r for r in result["rows"]}
+vs_raw = []
+for l, name in LUNS:
+    seq, qd1 = rowmap[l + "_seqread128k_qd32_mibs"], rowmap[l + "_randread4k_qd1_p50_us"]
+    for side in "AB":
+        frac = ratio(seq["median_" + side], ceiling["median"])
+        mult = ratio(qd1["median_" + side], floor["median"] if floor else None, 2)
+        vs_raw.append(dict(lun=name, side=side, driver="intree" if side == "A" else bside,
+                           seqread128k_of_ceiling=frac, ceiling_ok=frac is not None and frac <= 1,
+                           qd1_p50_x_floor=mult, floor_ok=mult is None or mult >= 1))
+result["vs_raw"] = vs_raw
+
+
+def host_load(path, max_load):
+    """The gate's load average and, per 10 s interval, the CPUs' worth used
+    by everything but the guest: (busy - guest ticks) / (total ticks / ncpu)."""
+    if not os.path.exists(path):
+        return None
+    gate, samples, prev = None, [], None
+    for row in csv.DictReader(open(path)):
+        if row["phase"] == "gate":
+            gate = float(row["load1"])
+            continue
+        cur = {k: int(row[k]) for k in ("busy_ticks", "total_ticks", "ncpu", "guest_ticks")}
+        cur["epoch"], cur["load1"] = int(row["epoch"]), float(row["load1"])
+        if prev and cur["total_ticks"] > prev["total_ticks"]:
+            busy = cur["busy_ticks"] - prev["busy_ticks"]
+            guest = cur["guest_ticks"] - prev["guest_ticks"]
+            other = (busy - guest) * cur["ncpu"] / (cur["total_ticks"] - prev["total_ticks"])
+            samples.append(dict(epoch=cur["epoch"], load1=cur["load1"], other_cpus=round(max(other, 0.0), 3)))
+        prev = cur
+    others = [s["other_cpus"] for s in samples]
+    return dict(max_load=max_load, gate_load1=gate, samples=samples,
+                max_other_cpus=max(others) if others else None,
+                median_other_cpus=round(median(others), 3) if others else None,
+                loaded_samples=sum(1 for o in others if o > max_load))
+
+
+load = host_load(os.path.join(d, "host-load.csv"), args.max_load)
+result["host_load"] = load
+
+# The marks: figures that are not a verdict say so, with why.
+marks = []
+if nrounds < MIN_ROUNDS:
+    marks.append("not a verdict: %d rounds (a verdict needs >= %d)" % (nrounds, MIN_ROUNDS))
+if load and load["gate_load1"] is not None and load["gate_load1"] >= args.max_load:
+    marks.append("LOADED: not a verdict (1-minute load average %.2f before the boot, >= %.2f)" % (load["gate_load1"], args.max_load))
+if load and not load["samples"]:
+    marks.append("not a verdict: host-load.csv has no load samples of the run")
+if load and load["loaded_samples"]:
+    marks.append("LOADED: not a verdict (other load above %.2f CPUs in %d of %d 10 s samples, up to %.2f CPUs)"
+                 % (args.max_load, load["loaded_samples"], len(load["samples"]), load["max_other_cpus"]))
+result["marks"] = marks
+result["verdict"] = not marks
+result["forced"] = args.force
 
 # table
+W = 133
+for m in marks:
+    print("MARK: " + m)
 print()
 print("%-50s %-6s %12s %12s %8s %8s   %s" % ("metric", "unit", "A intree", "B " + bside, "B/A", "paired", "rounds A | B"))
-print("-" * 133)
+print("-" * W)
 for r in result["rows"]:
-    print("%-50s %-6s %12.1f %12.1f %8.3f %8.3f   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], r["ratio"], r["paired_ratio"],
+    print("%-50s %-6s %12.1f %12.1f %8s %8s   %s | %s" % (r["label"], r["unit"], r["median_A"], r["median_B"], fmt(r["ratio"]), fmt(r["paired_ratio"]),
           " ".join("%.0f" % x for x in r["A"]), " ".join("%.0f" % x for x in r["B"])))
+print()
+print("raw rxe, perftest over RDMA/CM on the SRP login's path (median of rounds | per round):")
 for r in raw:
-    print("%-50s %-6s %12.1f %12s %8s %8s   %s" % (r["label"], r["unit"], r["median"], "", "", "", "raw: " + " ".join("%.1f" % x for x in r["values"])))
-seq = [r for r in result["rows"] if r["key"] == "rd_seqread128k_qd32_mibs"][0]
-rawbw = raw[0]["median"] / 1.048576  # MB/s -> MiB/s
-print("SRP 128k seq read (A, rd_mcp) reaches %.0f%% of the raw rxe write bandwidth" % (100 * seq["median_A"] / rawbw))
-print("(medians of %d rounds; paired = median of the per-round B/A; >1 is better for IOPS/MiB/s, <1 is better for latency)" % len(seq["A"]))
+    print("  %-48s %-6s %12.1f   %s" % (r["label"], r["unit"], r["median"], " ".join("%.1f" % x for x in r["values"])))
+for c in result["raw_commands"]:
+    print("  ran: " + c)
+if not result["raw_commands"]:
+    print("  (commands not recorded: artifacts of an older bench)")
+if result["srp_channels"]:
+    print("  SRP logins had %s RC channel(s)" % "/".join(map(str, result["srp_channels"])))
+if floor is None:
+    print("  pattern floor: n/a (no ib_write_lat results: artifacts of an older bench)")
+print()
+print("SRP against the raw figures (medians): 128k read / ceiling; QD1 p50 / pattern floor")
+print("  %-18s %-8s %20s %16s" % ("LUN", "driver", "128k read / ceiling", "QD1 p50 / floor"))
+for v in vs_raw:
+    why = ([] if v["ceiling_ok"] else [NOT_A_CEILING]) + ([] if v["floor_ok"] else [NOT_A_FLOOR])
+    print(("  %-18s %-8s %20s %16s   %s" % (v["lun"], v["driver"], fmt(v["seqread128k_of_ceiling"]),
+                                           fmt(v["qd1_p50_x_floor"], "%.2fx"), "; ".join(why))).rstrip())
+if any(not v["ceiling_ok"] for v in vs_raw):
+    print("NOTE: %s: SRP moved more than perftest's 128 KiB RDMA WRITE; the fractions above 1 bound nothing." % NOT_A_CEILING)
+print()
+if load is None:
+    print("host load: not recorded (artifacts of an older bench)")
+else:
+    print("host load: 1-minute load average %s before the boot; other load (CPUs used by all but the guest) median %s, max %s in %d 10 s samples; threshold %.2f"
+          % (fmt(load["gate_load1"], "%.2f"), fmt(load["median_other_cpus"], "%.2f"), fmt(load["max_other_cpus"], "%.2f"), len(load["samples"]), args.max_load))
+print("(medians of %d rounds; paired = median of the per-round B/A; >1 is better for IOPS/MiB/s, <1 is better for latency)" % nrounds)
 if bside == "intree":
     print("NOTE: B ran the in-tree driver again (BENCH_B=intree): B/A shows run-to-run noise only.")
+for m in marks:
+    print("MARK: " + m)
+if marks and args.force:
+    print("MARK: forced (BENCH_FORCE=1 / --force): exit status 0 despite the marks")
 
 with open(os.path.join(d, "bench.json"), "w") as f:
     json.dump(result, f, indent=1)
@@ -101,29 +271,49 @@ with open(os.path.join(d, "bench.csv"), "w", newline="") as f:
         w.writerow([r["key"], r["unit"], "B", bside, r["median_B"], r["ratio"], r["paired_ratio"], " ".join(map(str, r["B"]))])
     for r in raw:
         w.writerow([r["key"], r["unit"], "raw", "rxe", r["median"], "", "", " ".join(map(str, r["values"]))])
+    for v in vs_raw:
+        lun = v["lun"].split("/")[0]
+        w.writerow(["%s_seqread128k_of_ceiling" % lun, "fraction", v["side"], v["driver"], v["seqread128k_of_ceiling"], "", "",
+                    "" if v["ceiling_ok"] else NOT_A_CEILING])
+        w.writerow(["%s_randread4k_qd1_p50_x_floor" % lun, "x", v["side"], v["driver"], v["qd1_p50_x_floor"], "", "",
+                    "" if v["floor_ok"] else NOT_A_FLOOR])
+    if load:
+        w.writerow(["host_gate_loadavg1", "load", "host", "", load["gate_load1"], "", "", ""])
+        w.writerow(["host_other_load_cpus", "CPUs", "host", "", load["median_other_cpus"], "", "",
+                    " ".join(str(s["other_cpus"]) for s in load["samples"])])
+        w.writerow(["host_loadavg1", "load", "host", "", median([s["load1"] for s in load["samples"]]), "", "",
+                    " ".join(str(s["load1"]) for s in load["samples"])])
+    w.writerow(["verdict", "", "", "", "yes" if not marks else "no", "", "", "; ".join(marks)])
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-items = result["rows"] + raw
-fig, axes = plt.subplots(3, 5, figsize=(20, 11))
-for ax, r in zip(axes.flat, items):
-    if "A" in r:
-        for i, side in enumerate("AB"):
-            ys = r[side]
-            ax.bar(i, statistics.median(ys), color=["tab:blue", "tab:orange"][i], alpha=0.6)
-            ax.scatter([i] * len(ys), ys, color="k", s=12, zorder=3)
-        ax.set_xticks([0, 1], ["A intree", "B " + bside])
-        ax.set_title("%s\nB/A = %.3f, paired %.3f" % (r["label"], r["ratio"], r["paired_ratio"]), fontsize=9)
-    else:
-        ax.bar(0, r["median"], color="tab:green", alpha=0.6)
-        ax.scatter([0] * len(r["values"]), r["values"], color="k", s=12, zorder=3)
-        ax.set_xticks([0], ["raw rxe"])
-        ax.set_title(r["label"], fontsize=9)
-    ax.set_ylabel(r["unit"])
-for ax in list(axes.flat)[len(items):]:
-    ax.axis("off")
-fig.suptitle("ib_srpt under QEMU TCG + rdma_rxe: A = in-tree, B = %s (bars = median, dots = rounds)" % bside)
-fig.tight_layout()
-fig.savefig(os.path.join(d, "bench.png"), dpi=90)
-print("wrote %s/bench.{csv,json,png}" % d)
+if not args.no_plot:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    items = result["rows"] + raw
+    ncols = 5
+    fig, axes = plt.subplots((len(items) + ncols - 1) // ncols, ncols, figsize=(20, 3.7 * ((len(items) + ncols - 1) // ncols)))
+    for ax, r in zip(axes.flat, items):
+        if "A" in r:
+            for i, side in enumerate("AB"):
+                ys = r[side]
+                ax.bar(i, statistics.median(ys), color=["tab:blue", "tab:orange"][i], alpha=0.6)
+                ax.scatter([i] * len(ys), ys, color="k", s=12, zorder=3)
+            ax.set_xticks([0, 1], ["A intree", "B " + bside])
+            ax.set_title("%s\nB/A = %s, paired %s" % (r["label"], fmt(r["ratio"]), fmt(r["paired_ratio"])), fontsize=9)
+        else:
+            ax.bar(0, r["median"], color="tab:green", alpha=0.6)
+            ax.scatter([0] * len(r["values"]), r["values"], color="k", s=12, zorder=3)
+            ax.set_xticks([0], ["raw rxe"])
+            ax.set_title(r["label"], fontsize=9)
+        ax.set_ylabel(r["unit"])
+    for ax in list(axes.flat)[len(items):]:
+        ax.axis("off")
+    title = "ib_srpt under QEMU TCG + rdma_rxe: A = in-tree, B = %s (bars = median, dots = rounds)" % bside
+    if marks:
+        title += "\n" + "; ".join(marks)
+    fig.suptitle(title, color="red" if marks else "black")
+    fig.tight_layout()
+    fig.savefig(os.path.join(d, "bench.png"), dpi=90)
+print("wrote %s/bench.{csv,json%s}" % (d, "" if args.no_plot else ",png"))
+if marks and not args.force:
+    sys.exit(EXIT_NOT_A_VERDICT)

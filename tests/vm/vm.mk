@@ -12,6 +12,9 @@ SRPT ?= intree
 # The port serves I/O (e2e passes with SRPT=port): the demo runs it, and
 # bench compares it (B) with the in-tree driver (A). DEMO_SRPT=intree or
 # BENCH_B=intree gives the in-tree driver (B=intree: A/A, shows the noise).
+# bench also reads BENCH_ROUNDS (7, the minimum), BENCH_RUNTIME,
+# BENCH_MAX_LOAD (0.5), BENCH_LOAD_WAIT (120 s) and BENCH_FORCE from the
+# environment or the command line (tests/vm/bench.sh, docs/testing-vm.md).
 DEMO_SRPT ?= port
 BENCH_B ?= port
 VM_SCENARIOS ?= e2e configfs twohost

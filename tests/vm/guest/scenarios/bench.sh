@@ -3,10 +3,13 @@
 # the port, or in-tree again) for $BENCH_ROUNDS rounds on the same two LUNs,
 # rd_mcp (LUN 0) and iblock on a memory-backed null_blk (LUN 1) (the
 # backstores stay; only the fabric module and its target are swapped), fio
-# per round, side and LUN; plus the raw rxe limit with perftest.
-# Results: JSON files in $OUT, reduced on the host by bench-report.py.
+# per round, side and LUN; then, per round, the raw rxe figures with
+# perftest over RDMA/CM on the path the SRP login takes (rxe1 dialling
+# $TGT_IP4): the 128 KiB RDMA WRITE ceiling and the latencies of a QD1 4k
+# read's three transfers (raw_rxe below says which flags and why).
+# Results: JSON and text files in $OUT, reduced on the host by bench-report.py.
 . /srpt/lib.sh
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-7}
 RT=${BENCH_RUNTIME:-8}
 B=${BENCH_B:-intree}
 RD_MB=${BENCH_RD_MB:-256}
@@ -64,6 +67,72 @@ print("%-34s read %8.0f IOPS %7.1f MiB/s  write %8.0f IOPS  err=%d" % (sys.argv[
 sys.exit(1 if e else 0)' "$OUT/$tag.json" "$tag" || fail "fio $tag reported an error"
 }
 
+# perftest_pair TAG TOOL ARGS...: TOOL's server on $HCA first, then its
+# client on $HCA dialling $TGT_IP4, both with ARGS (perftest wants the same
+# test flags on both sides). $TGT_IP4 is the address the SRP login dials:
+# the traffic takes the SRP data's path, rxe1 loopback. The client's report
+# goes to $OUT/TAG.txt, the server's to $OUT/TAG.server.txt. A server that
+# dies before its client starts, a client that fails or times out, a server
+# that exits non-zero, or a report without its '#bytes' result line fails
+# the bench with the tools' output.
+perftest_pair() {
+	local tag=$1 tool=$2; shift 2
+	local cli_out=$OUT/$tag.txt srv_out=$OUT/$tag.server.txt srv_pid rc cmd
+	cmd="$tool -d $HCA $* (server), $tool -d $HCA $* $TGT_IP4 (client)"
+	grep -qxF "$cmd" "$OUT/raw-commands.txt" 2>/dev/null || echo "$cmd" >>"$OUT/raw-commands.txt"
+	timeout 150 "$tool" -d "$HCA" "$@" >"$srv_out" 2>&1 &
+	srv_pid=$!
+	# The client connects once the server listens; under TCG its start-up
+	# (device open, buffer registration) takes a moment.
+	sleep 2
+	if ! kill -0 "$srv_pid" 2>/dev/null; then
+		wait "$srv_pid"; rc=$?
+		echo "---- $tool server ($tag):"; cat "$srv_out"
+		fail "$tool server ($tag) exited with $rc before its client started"
+	fi
+	timeout 120 "$tool" -d "$HCA" "$@" "$TGT_IP4" >"$cli_out" 2>&1
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "---- $tool client ($tag):"; cat "$cli_out"
+		kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null
+		echo "---- $tool server ($tag):"; cat "$srv_out"
+		fail "$tool client ($tag) exited with $rc$([ "$rc" = 124 ] && echo ' (timeout 120 s)')"
+	fi
+	wait "$srv_pid"; rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "---- $tool server ($tag):"; cat "$srv_out"
+		fail "$tool server ($tag) exited with $rc after its client finished"
+	fi
+	grep -A1 '#bytes' "$cli_out" || { cat "$cli_out"; fail "$tool ($tag): no '#bytes' result line in its report"; }
+}
+
+# raw_rxe ROUND SRP_CHANNELS: what rxe1 loopback gives without SRP, read by
+# bench-report.py next to the SRP figures.
+# - The ceiling for 128k reads (SRP: the target RDMA WRITEs each command's
+#   128 KiB, 32 commands outstanding over SRP_CHANNELS RC channels):
+#   ib_write_bw 128 KiB in duration mode (-D 10: 2 s warm-up and 2 s
+#   wind-down margins excluded, 6 s measured, so connection set-up and the
+#   first writes do not count; perftest computes no BW peak in this mode,
+#   the report reads BW average). -q = 2 x SRP_CHANNELS QPs: rxe keeps at
+#   most 128 packets unacknowledged per QP (RXE_MAX_UNACKED_PSNS), one
+#   128 KiB write at the 1024-byte IB MTU rxe derives from veth's 1500, so
+#   each SRP channel is one such window and perftest gets twice as many.
+#   -t 32 per QP: each QP alone has as many writes queued as SRP's whole
+#   QD32. -Q 1: every write signalled, so a send slot frees as each write
+#   completes instead of once per batch.
+# - The floor of one QD1 4k read (SRP: SRP_CMD SEND, 4 KiB RDMA WRITE,
+#   SRP_RSP SEND): ib_write_lat 4 KiB and ib_send_lat 64 B (an SRP_CMD with
+#   one direct descriptor is 64 bytes, SRP_RSP without sense 36), 2000
+#   ping-pongs each (latency tests count iterations; in duration mode they
+#   report only an average); floor = write + 2 x send, typical (median)
+#   one-way latencies.
+raw_rxe() {
+	local r=$1 qps=$(( 2 * $2 ))
+	perftest_pair "r$r-ib_write_bw" ib_write_bw -R -F -s 131072 -q "$qps" -t 32 -Q 1 -D 10
+	perftest_pair "r$r-ib_write_lat" ib_write_lat -R -F -s 4096 -n 2000
+	perftest_pair "r$r-ib_send_lat" ib_send_lat -R -F -s 64 -n 2000
+}
+
 LOGIN="id_ext=%s,ioc_guid=%s,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
 for r in $(seq 1 "$ROUNDS"); do
 	for side in A B; do
@@ -74,6 +143,14 @@ for r in $(seq 1 "$ROUNDS"); do
 		GUID=$(srpt_guid rxe0)
 		# shellcheck disable=SC2059
 		srp_login $HCA "$(printf "$LOGIN" "$GUID" "$GUID")" 2 >/dev/null || fail "login ($drv): $LOGIN_ERR"
+		# How many RC channels ib_srp spread the I/O over (its default:
+		# one per CPU up to the HCA's completion vectors): the raw
+		# ceiling below uses twice as many QPs.
+		SRP_CH=$(cat "/sys/class/scsi_host/$SRP_HOST/ch_count" 2>/dev/null)
+		case $SRP_CH in
+		'' | *[!0-9]* | 0) fail "side $side ($drv): no channel count in /sys/class/scsi_host/$SRP_HOST/ch_count ('$SRP_CH')";;
+		esac
+		echo "$SRP_CH" >"$OUT/r$r-$side-srp_ch_count.txt"
 		# The side measures the driver it names: the port is an out-of-tree
 		# module (taint O), the in-tree driver is not.
 		taint=$(cat /sys/module/ib_srpt/taint)
@@ -81,7 +158,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		port:*O*|intree:) ;;
 		*) fail "side $side ($drv): loaded ib_srpt has taint '$taint'";;
 		esac
-		echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1 (ib_srpt taint '$taint')"
+		echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1, $SRP_CH channels (ib_srpt taint '$taint')"
 		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
 			l=${lun%%:*} dev=${lun#*:}
 			fio_job "r$r-$side-$l-randread4k-qd32" "$dev" --rw=randread --bs=4k --iodepth=32
@@ -93,18 +170,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		wait_target_idle 30 >/dev/null
 		detach_side
 	done
-	step "round $r raw rxe (perftest over rdma_cm, $HCA loopback)"
-	ib_write_bw -d $HCA -R -s 131072 -n 400 -F >/dev/null 2>&1 &
-	sleep 1.5
-	timeout 60 ib_write_bw -d $HCA -R -s 131072 -n 400 -F $TGT_IP4 >"$OUT/r$r-ib_write_bw.txt" 2>&1 ||
-		{ cat "$OUT/r$r-ib_write_bw.txt"; fail "ib_write_bw"; }
-	wait
-	ib_send_lat -d $HCA -R -n 2000 -F >/dev/null 2>&1 &
-	sleep 1.5
-	timeout 60 ib_send_lat -d $HCA -R -n 2000 -F $TGT_IP4 >"$OUT/r$r-ib_send_lat.txt" 2>&1 ||
-		{ cat "$OUT/r$r-ib_send_lat.txt"; fail "ib_send_lat"; }
-	wait
-	grep -A1 '#bytes' "$OUT/r$r-ib_write_bw.txt" "$OUT/r$r-ib_send_lat.txt"
+	step "round $r raw rxe: perftest over RDMA/CM on the SRP login's path ($HCA -> $TGT_IP4)"
+	raw_rxe "$r" "$SRP_CH"
 done
 targetcli clearconfig confirm=True >/dev/null 2>&1
 check_dmesg

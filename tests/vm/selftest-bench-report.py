@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""Host-side self-test of tests/vm/bench-report.py, no guest: synthetic bench
+artifacts (fio JSON with the fields the report reads, perftest reports in
+perftest 4.5's text format, host-load.csv as tests/vm/bench.sh writes it)
+with known numbers, and the report's output checked against them: medians,
+B/A and paired ratios, the raw ceiling fraction and pattern-floor multiple,
+"other load" from the counters, the 7-round minimum, the LOADED and forced
+marks with their exit status, the "ceiling below SRP" mark, and an
+artifacts directory of the older layout (no ib_write_lat, no host-load.csv).
+Runs in `make check` (suite harness). BENCH_REPORT=path checks another copy
+of the report (how the test was shown to fail on a broken one).
+Prints one line per check and 'bench-report: N passed, N failed'."""
+import csv, json, os, shutil, subprocess, sys, tempfile, traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.environ.get("BENCH_REPORT", os.path.join(HERE, "bench-report.py"))
+PY = "/usr/bin/python3"  # Debian's python with matplotlib, as bench.sh runs it
+passed = failed = 0
+
+
+def check(what, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("PASS " + what)
+    else:
+        failed += 1
+        print("FAIL " + what + (": " + detail if detail else ""))
+
+
+def close(a, b, tol=0.0015):
+    return a is not None and b is not None and abs(a - b) <= tol
+
+
+# Per-round base values of one row; every job and LUN derives its own from
+# them with a distinct factor (below), so that a row read from the wrong
+# field or LUN shows.
+A_BASE = [100, 200, 300, 400, 500, 600, 700]   # median 400
+B_BASE = [300, 100, 330, 200, 1000, 650, 420]  # median 330
+# B/A of the medians: 330/400 = 0.825. Per-round B/A: 3.0 0.5 1.1 0.5 2.0
+# 1.0833 0.6 -> median 1.0833 (paired); the two differ on purpose.
+RATIO, PAIRED = 0.825, 1.083
+LUN_FACTOR = {"rd": 1.0, "nb": 1.5}
+# The raw rxe figures per round (perftest).
+WRITE_BW = [48, 50, 52, 49, 51, 50, 47]        # MiB/s, median 50
+WRITE_LAT = [20, 22, 18, 20, 21, 19, 20]       # us typical
+SEND_LAT = [10, 10, 11, 9, 10, 10, 10]         # us typical; floors 40 42 40 38 41 39 40 -> 40
+SEND_P99 = [300, 310, 290, 305, 295, 300, 320]  # median 300
+
+
+def fio_json(path, job, base):
+    """One fio JSON report with the field its job's row reads: randread
+    IOPS = base, randwrite IOPS = 2 x base, 128k read base/10 MiB/s (fio's
+    bw is KiB/s), QD1 clat p50 base us and p99 3 x base us (fio's ns)."""
+    read = {"iops": 0.0, "bw": 0, "clat_ns": {"percentile": {"50.000000": 0, "99.000000": 0}}}
+    write = {"iops": 0.0, "bw": 0, "clat_ns": {"percentile": {"50.000000": 0, "99.000000": 0}}}
+    if job == "randread4k-qd32":
+        read["iops"] = base
+    elif job == "randwrite4k-qd32":
+        write["iops"] = 2 * base
+    elif job == "seqread128k-qd32":
+        read["bw"] = int(base / 10 * 1024)
+    elif job == "randread4k-qd1":
+        read["clat_ns"]["percentile"] = {"50.000000": int(base * 1000), "99.000000": int(3 * base * 1000)}
+    with open(path, "w") as f:
+        json.dump({"fio version": "fio-3.33", "jobs": [{"jobname": os.path.basename(path)[:-5], "error": 0,
+                                                          "read": read, "write": write}]}, f)
+
+
+# perftest 4.5's reports (the lines around the result are what it prints;
+# the report reads the first line of numbers after '#bytes').
+BW_TXT = """---------------------------------------------------------------------------------------
+                    RDMA_Write BW Test
+ Dual-port       : OFF		Device         : rxe1
+ Number of qps   : 4		Transport type : IB
+ Connection type : RC		Using SRQ      : OFF
+ TX depth        : 32
+ CQ Moderation   : 1
+ Mtu             : 1024[B]
+ Link type       : Ethernet
+ rdma_cm QPs	 : ON
+ Data ex. method : rdma_cm
+---------------------------------------------------------------------------------------
+ local address: LID 0000 QPN 0x0011 PSN 0x6e0a2b
+ remote address: LID 0000 QPN 0x0012 PSN 0x2f0c1d
+---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 131072     {iters}             0.00               {bw:.2f}  		   {rate:.6f}
+---------------------------------------------------------------------------------------
+"""
+LAT_TXT = """---------------------------------------------------------------------------------------
+                    {title}
+ Dual-port       : OFF		Device         : rxe1
+ Number of qps   : 1		Transport type : IB
+ Connection type : RC		Using SRQ      : OFF
+ Mtu             : 1024[B]
+ Link type       : Ethernet
+ rdma_cm QPs	 : ON
+ Data ex. method : rdma_cm
+---------------------------------------------------------------------------------------
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
+ {size}       2000          {tmin:.2f}           {tmax:.2f}        {typ:.2f}     	{avg:.2f}      	{sd:.2f}   		{p99:.2f}   		{p999:.2f}   
+---------------------------------------------------------------------------------------
+"""
+
+
+def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_layout=False, load=None):
+    """older_layout: the files as the bench wrote them before issue 16 (no
+    ib_write_lat, SRP channel counts or raw-commands.txt). load: None (no
+    host-load.csv) or (gate load1, [(busy, guest) tick deltas per 10 s
+    interval]), on 2 CPUs with 2000 total ticks per interval."""
+    os.makedirs(d)
+    for r in range(1, rounds + 1):
+        for side, bases in (("A", A_BASE), ("B", B_BASE)):
+            for lun, lf in LUN_FACTOR.items():
+                for job in ("randread4k-qd32", "randwrite4k-qd32", "seqread128k-qd32", "randread4k-qd1"):
+                    fio_json(os.path.join(d, "r%d-%s-%s-%s.json" % (r, side, lun, job)), job, bases[(r - 1) % 7] * lf)
+            if not older_layout:
+                with open(os.path.join(d, "r%d-%s-srp_ch_count.txt" % (r, side)), "w") as f:
+                    f.write("2\n")
+        i = (r - 1) % 7
+        with open(os.path.join(d, "r%d-ib_write_bw.txt" % r), "w") as f:
+            f.write(BW_TXT.format(iters=int(write_bw[i] * 8 * 6), bw=write_bw[i], rate=write_bw[i] / 128 / 1024 * 1024 / 1000))
+        with open(os.path.join(d, "r%d-ib_send_lat.txt" % r), "w") as f:
+            f.write(LAT_TXT.format(title="Send Latency Test", size=64, tmin=SEND_LAT[i] * 0.8, tmax=9000.0, typ=SEND_LAT[i],
+                                   avg=SEND_LAT[i] * 1.3, sd=25.0, p99=SEND_P99[i], p999=4000.0))
+        if not older_layout:
+            with open(os.path.join(d, "r%d-ib_write_lat.txt" % r), "w") as f:
+                f.write(LAT_TXT.format(title="RDMA_Write Latency Test", size=4096, tmin=write_lat[i] * 0.8, tmax=9000.0,
+                                       typ=write_lat[i], avg=write_lat[i] * 1.3, sd=25.0, p99=900.0, p999=4000.0))
+    if not older_layout:
+        with open(os.path.join(d, "raw-commands.txt"), "w") as f:
+            f.write("ib_write_bw -d rxe1 -R -F -s 131072 -q 4 -t 32 -Q 1 -D 10 (server), ... (client)\n")
+    if load is not None:
+        gate, deltas = load
+        with open(os.path.join(d, "host-load.csv"), "w") as f:
+            f.write("epoch,phase,load1,busy_ticks,total_ticks,ncpu,guest_ticks\n")
+            f.write("1796000000,gate,%.2f,,,,\n" % gate)
+            t, busy, total, guest = 1796000010, 50000, 90000, 0
+            f.write("%d,run,0.40,%d,%d,2,%d\n" % (t, busy, total, guest))
+            for db, dg in deltas:
+                t, busy, total, guest = t + 10, busy + db, total + 2000, guest + dg
+                f.write("%d,run,2.10,%d,%d,2,%d\n" % (t, busy, total, guest))
+
+
+def run_report(d, *extra):
+    p = subprocess.run([PY, REPORT, d, "port", *extra], capture_output=True, text=True)
+    js = None
+    if os.path.exists(os.path.join(d, "bench.json")):
+        js = json.load(open(os.path.join(d, "bench.json")))
+    return p.returncode, p.stdout + p.stderr, js
+
+
+QUIET = (0.20, [(1900, 1800)] * 6)             # other load 100*2/2000 = 0.1 CPUs per interval
+LOADED_RUN = (0.20, [(1900, 1800)] * 3 + [(2000, 1000)] + [(1900, 1800)] * 2)  # one interval at 1.0 CPUs
+LOADED_GATE = (0.90, [(1900, 1800)] * 6)
+
+
+# The cases, each a function of the scratch directory TOP: one that raises
+# (a report without a field, a crash) is a failed check, not the test's end.
+def known_numbers(top):
+    # Known numbers, 7 rounds, quiet host: a verdict.
+    d = os.path.join(top, "known")
+    make_artifacts(d, load=QUIET)
+    rc, out, js = run_report(d)
+    check("7 rounds, quiet host: exit 0", rc == 0, "rc %d\n%s" % (rc, out))
+    rows = {r["key"]: r for r in (js or {}).get("rows", [])}
+    check("all 10 rows (5 jobs x 2 LUNs)", len(rows) == 10, str(sorted(rows)))
+    want = {  # key: (median A, median B)
+        "rd_randread4k_qd32_iops": (400, 330), "rd_randwrite4k_qd32_iops": (800, 660),
+        "rd_seqread128k_qd32_mibs": (40, 33), "rd_randread4k_qd1_p50_us": (400, 330),
+        "rd_randread4k_qd1_p99_us": (1200, 990),
+        "nb_randread4k_qd32_iops": (600, 495), "nb_randwrite4k_qd32_iops": (1200, 990),
+        "nb_seqread128k_qd32_mibs": (60, 49.5), "nb_randread4k_qd1_p50_us": (600, 495),
+        "nb_randread4k_qd1_p99_us": (1800, 1485),
+    }
+    for key, (ma, mb) in want.items():
+        r = rows.get(key, {})
+        check("%s medians %g | %g" % (key, ma, mb), close(r.get("median_A"), ma, 0.06) and close(r.get("median_B"), mb, 0.06),
+              "got %s | %s" % (r.get("median_A"), r.get("median_B")))
+        check("%s B/A %.3f, paired %.3f" % (key, RATIO, PAIRED), close(r.get("ratio"), RATIO) and close(r.get("paired_ratio"), PAIRED),
+              "got %s, paired %s" % (r.get("ratio"), r.get("paired_ratio")))
+    r = rows.get("rd_randread4k_qd32_iops", {})
+    check("per-round values kept in round order", r.get("A") == A_BASE and r.get("B") == B_BASE, "%s | %s" % (r.get("A"), r.get("B")))
+    raw = {x["key"]: x for x in (js or {}).get("raw_rxe", [])}
+    check("raw ceiling median 50 MiB/s (perftest's MB/sec is MiB/s)", close(raw.get("rxe_write_bw_128k_mibs", {}).get("median"), 50))
+    check("raw send latency typical 10 us, p99 300 us", close(raw.get("rxe_send_lat_typ_us", {}).get("median"), 10) and
+          close(raw.get("rxe_send_lat_p99_us", {}).get("median"), 300))
+    check("pattern floor = median of per-round write + 2 x send = 40 us",
+          close(raw.get("rxe_pattern_floor_qd1_4k_us", {}).get("median"), 40), str(raw.get("rxe_pattern_floor_qd1_4k_us")))
+    vs = {(v["lun"], v["side"]): v for v in (js or {}).get("vs_raw", [])}
+    # 128k read / ceiling: rd A 40/50, B 33/50; nb A 60/50 (above: not a ceiling), B 49.5/50.
+    for (lun, side), frac, ok, mult in ((("rd_mcp", "A"), 0.8, True, 10.0), (("rd_mcp", "B"), 0.66, True, 8.25),
+                                        (("iblock/null_blk", "A"), 1.2, False, 15.0), (("iblock/null_blk", "B"), 0.99, True, 12.375)):
+        v = vs.get((lun, side), {})
+        check("%s %s: 128k read / ceiling %.3f (%s), QD1 p50 / floor %.2fx" % (lun, side, frac, "ok" if ok else "not a ceiling", mult),
+              close(v.get("seqread128k_of_ceiling"), frac) and v.get("ceiling_ok") is ok and close(v.get("qd1_p50_x_floor"), mult, 0.006),
+              str(v))
+    nb_lines = [l for l in out.splitlines() if l.strip().startswith("iblock/null_blk")]
+    rd_lines = [l for l in out.splitlines() if l.strip().startswith("rd_mcp")]
+    check("table: 'ceiling below SRP: not a ceiling' on iblock A only",
+          len(nb_lines) == 2 and "ceiling below SRP: not a ceiling" in nb_lines[0] and "not a ceiling" not in nb_lines[1]
+          and rd_lines and all("not a ceiling" not in l for l in rd_lines), "\n".join(nb_lines + rd_lines))
+    check("table: no ratio above 1 printed without the mark",
+          all(("1.200" not in l) or ("not a ceiling" in l) for l in out.splitlines()))
+    hl = (js or {}).get("host_load") or {}
+    check("other load from the counters: 6 samples of 0.1 CPUs", [s["other_cpus"] for s in hl.get("samples", [])] == [0.1] * 6,
+          str(hl.get("samples")))
+    check("quiet host: no marks, verdict", js is not None and js.get("marks") == [] and js.get("verdict") is True and "MARK" not in out,
+          str(js and js.get("marks")))
+    with open(os.path.join(d, "bench.csv")) as f:
+        crows = list(csv.reader(f))
+    cm = {(c[0], c[2]): c for c in crows}
+    check("CSV: rows, ratios, ceiling fractions, load samples, verdict",
+          cm.get(("rd_randread4k_qd32_iops", "B"), [""] * 7)[6] == "1.083" and
+          cm.get(("iblock_seqread128k_of_ceiling", "A"), [""] * 8)[7] == "ceiling below SRP: not a ceiling" and
+          cm.get(("host_other_load_cpus", "host"), [""] * 8)[7] == " ".join(["0.1"] * 6) and
+          cm.get(("verdict", ""), [""] * 5)[4] == "yes", "\n".join(",".join(c) for c in crows[-12:]))
+    png = os.path.join(d, "bench.png")
+    check("SRP channel count reported", js["srp_channels"] == [2] and "SRP logins had 2 RC channel(s)" in out, str(js.get("srp_channels")))
+    check("bench.png written", os.path.exists(png) and os.path.getsize(png) > 10000)
+
+
+def ceiling_above_srp(top):
+    # A ceiling above SRP everywhere: fractions, no mark.
+    d = os.path.join(top, "ceiling-ok")
+    make_artifacts(d, write_bw=[100] * 7, load=QUIET)
+    rc, out, js = run_report(d, "--no-plot")
+    check("ceiling 100 MiB/s above every SRP figure: no 'not a ceiling'", rc == 0 and "not a ceiling" not in out and
+          all(v["ceiling_ok"] for v in js["vs_raw"]), out)
+
+
+def floor_above_srp(top):
+    # A pattern floor above SRP's QD1 p50 (write 4 KiB 380 us: floor
+    # 400 us; rd_mcp port's p50 is 330 us): says so.
+    d = os.path.join(top, "floor-above")
+    make_artifacts(d, write_lat=[380] * 7, load=QUIET)
+    rc, out, js = run_report(d, "--no-plot")
+    rd_port = [l for l in out.splitlines() if l.strip().startswith("rd_mcp") and " port " in l]
+    vs = {(v["lun"], v["side"]): v for v in js["vs_raw"]}
+    check("floor 400 us above rd_mcp port's p50 330 us: 'floor above SRP: not a floor' there only",
+          rc == 0 and len(rd_port) == 1 and "floor above SRP: not a floor" in rd_port[0] and
+          vs[("rd_mcp", "B")]["floor_ok"] is False and vs[("rd_mcp", "A")]["floor_ok"] is True and
+          out.count("not a floor") == 1, out)
+
+
+def round_order(top):
+    # 11 rounds: the values stay in round order (r10 after r9) and
+    # each B pairs with its own round's A.
+    d = os.path.join(top, "eleven")
+    make_artifacts(d, rounds=11, load=QUIET)
+    rc, out, js = run_report(d, "--no-plot")
+    r = [x for x in js["rows"] if x["key"] == "rd_randread4k_qd32_iops"][0]
+    check("11 rounds: values in round order 1..11", rc == 0 and r["rounds"] == list(range(1, 12)) and
+          r["A"] == A_BASE + A_BASE[:4] and r["B"] == B_BASE + B_BASE[:4], "%s\n%s | %s" % (r["rounds"], r["A"], r["B"]))
+
+
+def too_few_rounds(top):
+    # Fewer than 7 rounds: not a verdict, exit 3; forced: exit 0, mark kept.
+    d = os.path.join(top, "five")
+    make_artifacts(d, rounds=5, load=QUIET)
+    rc, out, js = run_report(d, "--no-plot")
+    check("5 rounds: exit 3 and 'not a verdict: 5 rounds'", rc == 3 and "MARK: not a verdict: 5 rounds" in out and
+          js["verdict"] is False, "rc %d\n%s" % (rc, out))
+    rc, out, js = run_report(d, "--no-plot", "--force")
+    check("5 rounds forced: exit 0, mark and 'forced' printed", rc == 0 and "MARK: not a verdict: 5 rounds" in out and
+          "MARK: forced" in out and js["forced"] is True and js["verdict"] is False, "rc %d\n%s" % (rc, out))
+
+
+def loaded_during_run(top):
+    # Other load above the threshold in one 10 s interval: LOADED.
+    d = os.path.join(top, "loaded-run")
+    make_artifacts(d, load=LOADED_RUN)
+    rc, out, js = run_report(d, "--no-plot")
+    check("other load 1.0 CPUs in 1 of 6 samples: exit 3, LOADED mark",
+          rc == 3 and "MARK: LOADED: not a verdict (other load above 0.50 CPUs in 1 of 6 10 s samples, up to 1.00 CPUs)" in out,
+          "rc %d\n%s" % (rc, out))
+    check("LOADED: the figures are still printed", "fio 4k randread QD32 [rd_mcp]" in out and "0.825" in out)
+    check("LOADED: samples recorded in bench.json", js["host_load"]["loaded_samples"] == 1 and
+          [s["other_cpus"] for s in js["host_load"]["samples"]] == [0.1, 0.1, 0.1, 1.0, 0.1, 0.1])
+    rc, out, js = run_report(d, "--no-plot", "--force")
+    check("LOADED forced: exit 0, marks kept", rc == 0 and "MARK: LOADED: not a verdict" in out and "MARK: forced" in out,
+          "rc %d\n%s" % (rc, out))
+    rc, out, js = run_report(d, "--no-plot", "--max-load", "1.5")
+    check("the same samples under --max-load 1.5: a verdict", rc == 0 and "MARK" not in out, "rc %d\n%s" % (rc, out))
+
+
+def loaded_at_the_gate(top):
+    # Forced past the load gate (load average 0.9 before the boot): LOADED.
+    d = os.path.join(top, "loaded-gate")
+    make_artifacts(d, load=LOADED_GATE)
+    rc, out, js = run_report(d, "--no-plot")
+    check("gate load average 0.90 >= 0.5: exit 3, LOADED mark",
+          rc == 3 and "MARK: LOADED: not a verdict (1-minute load average 0.90 before the boot, >= 0.50)" in out,
+          "rc %d\n%s" % (rc, out))
+
+
+def no_run_samples(top):
+    # host-load.csv with the gate's row only (the sampler wrote nothing):
+    # no evidence the run was quiet.
+    d = os.path.join(top, "no-run-samples")
+    make_artifacts(d, load=(0.20, []))
+    with open(os.path.join(d, "host-load.csv")) as f:
+        kept = [l for l in f if ",run," not in l]
+    with open(os.path.join(d, "host-load.csv"), "w") as f:
+        f.writelines(kept)
+    rc, out, js = run_report(d, "--no-plot")
+    check("no load samples of the run: exit 3, 'not a verdict'",
+          rc == 3 and "MARK: not a verdict: host-load.csv has no load samples of the run" in out, "rc %d\n%s" % (rc, out))
+
+
+def older_artifacts(top):
+    # Older layout: no host-load.csv, ib_write_lat or raw-commands.txt.
+    d = os.path.join(top, "old-layout")
+    make_artifacts(d, older_layout=True, load=None)
+    rc, out, js = run_report(d, "--no-plot")
+    check("older artifacts: exit 0, floor n/a, load not recorded",
+          rc == 0 and "pattern floor: n/a" in out and "host load: not recorded" in out and
+          all(v["qd1_p50_x_floor"] is None for v in js["vs_raw"]) and js["host_load"] is None, "rc %d\n%s" % (rc, out))
+
+
+def unusable_results(top):
+    # Unusable results: exit 1, not 0 or 3.
+    d = os.path.join(top, "no-perftest")
+    make_artifacts(d, load=QUIET)
+    for r in range(1, 8):
+        os.remove(os.path.join(d, "r%d-ib_write_bw.txt" % r))
+    rc, out, js = run_report(d, "--no-plot")
+    check("no ib_write_bw reports: exit 1", rc == 1 and "missing perftest results" in out, "rc %d\n%s" % (rc, out))
+    d = os.path.join(top, "unpaired")
+    make_artifacts(d, load=QUIET)
+    os.remove(os.path.join(d, "r3-B-nb-randread4k-qd1.json"))
+    rc, out, js = run_report(d, "--no-plot")
+    check("a round without its B side: exit 1", rc == 1 and "rounds" in out, "rc %d\n%s" % (rc, out))
+
+
+top = tempfile.mkdtemp(prefix="selftest-bench-report.")
+try:
+    for case in (known_numbers, ceiling_above_srp, floor_above_srp, round_order, too_few_rounds,
+                 loaded_during_run, loaded_at_the_gate, no_run_samples, older_artifacts,
+                 unusable_results):
+        try:
+            case(top)
+        except Exception:
+            check("case %s ran to its end" % case.__name__, False, traceback.format_exc())
+finally:
+    shutil.rmtree(top, ignore_errors=True)
+
+print("bench-report: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
