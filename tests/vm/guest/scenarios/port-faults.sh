@@ -272,7 +272,10 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 after_round
 record all "$ALL_RATE+cut"
-echo "FAULT-DEVICE-ADD rxe1 add failed under injection in $add_failures of $ROUNDS round(s), served again after a re-add without injection"
+msg="FAULT-DEVICE-ADD the port's add of rxe1 failed under injection after $add_failures of $ROUNDS link cut(s)"
+[ "$add_failures" = 0 ] || msg="$msg, each followed by a re-add without injection (verdict above)"
+echo "$msg"
+
 column -t -s "$(printf '\t')" "$OUT/faults-results.tsv" 2>/dev/null || cat "$OUT/faults-results.tsv"
 [ "$failed" = 0 ] || fail "port-faults: $failed point/rate round(s) failed (faults-results.tsv)"
 
