@@ -467,7 +467,19 @@ KMALLOC_TOLERANCE_KB=${KMALLOC_TOLERANCE_KB:-256}
 slab_baseline() {
 	SLAB0=$(slab_unreclaim)
 	cp /proc/slabinfo "$OUT/slabinfo.before"
+	slab_alloc_calls before
 	echo "SUnreclaim before loading anything: $SLAB0 kB"
+}
+# slab_alloc_calls TAG: where the objects of the kmalloc caches were
+# allocated, for a slab_check failure's report; only where the kernel
+# tracks it (slub_debug=U on the guest's command line, GUEST_APPEND).
+slab_alloc_calls() {
+	local f
+	for f in /sys/kernel/slab/kmalloc-*/alloc_calls; do
+		[ -s "$f" ] || continue
+		mkdir -p "$OUT/alloc_calls.$1"
+		cp "$f" "$OUT/alloc_calls.$1/$(basename "$(dirname "$f")")" 2>/dev/null
+	done
 }
 slab_check() { # slab_check WHEN: fails if slab grew beyond the tolerances
 	local slab1 kmalloc
@@ -486,6 +498,7 @@ slab_check() { # slab_check WHEN: fails if slab grew beyond the tolerances
 		cat /tmp/slab-growth
 	} >"$OUT/slab.txt"
 	head -14 "$OUT/slab.txt"
+	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] || slab_alloc_calls after
 	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] ||
 		fail "kmalloc slab grew by $kmalloc kB $1"
 	[ $((slab1 - SLAB0)) -le "$SLAB_TOLERANCE_KB" ] ||
