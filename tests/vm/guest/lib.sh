@@ -470,12 +470,14 @@ slab_baseline() {
 	slab_alloc_calls before
 	echo "SUnreclaim before loading anything: $SLAB0 kB"
 }
-# slab_alloc_calls TAG: where the objects of the kmalloc caches were
+# slab_alloc_calls TAG: where the live objects of the kmalloc caches were
 # allocated, for a slab_check failure's report; only where the kernel
-# tracks it (slub_debug=U on the guest's command line, GUEST_APPEND).
+# tracks it (slub_debug=U on the guest's command line, GUEST_APPEND; SLUB
+# lists them in debugfs since 5.14).
 slab_alloc_calls() {
 	local f
-	for f in /sys/kernel/slab/kmalloc-*/alloc_calls; do
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
 		[ -s "$f" ] || continue
 		mkdir -p "$OUT/alloc_calls.$1"
 		cp "$f" "$OUT/alloc_calls.$1/$(basename "$(dirname "$f")")" 2>/dev/null
