@@ -477,11 +477,13 @@ slab_baseline() {
 slab_alloc_calls() {
 	local f
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	# (debugfs files report size 0: copy, then keep what is not empty)
 	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
-		[ -s "$f" ] || continue
+		[ -r "$f" ] || continue
 		mkdir -p "$OUT/alloc_calls.$1"
-		cp "$f" "$OUT/alloc_calls.$1/$(basename "$(dirname "$f")")" 2>/dev/null
+		cat "$f" >"$OUT/alloc_calls.$1/$(basename "$(dirname "$f")")" 2>/dev/null
 	done
+	find "$OUT/alloc_calls.$1" -type f -empty -delete 2>/dev/null
 }
 slab_check() { # slab_check WHEN: fails if slab grew beyond the tolerances
 	local slab1 kmalloc
