@@ -33,7 +33,7 @@ ap.add_argument("--max-load", type=float, default=DEFAULT_MAX_LOAD,
                 help="CPUs other than the guest's above which a sample is LOADED (default %(default)s)")
 ap.add_argument("--force", action="store_true",
                 help="exit 0 although the figures are not a verdict (the marks stay)")
-ap.add_argument("--no-plot", action="store_true", help="skip bench.png")
+ap.add_argument("--no-plot", action="store_true", help="write no bench.png")
 args = ap.parse_args()
 d, bside = args.dir, args.bside
 

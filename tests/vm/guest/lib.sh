@@ -486,7 +486,7 @@ slab_baseline() {
 # lists them in debugfs since 5.14).
 slab_alloc_calls() {
 	local f
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	mount_debugfs 2>/dev/null
 	# (debugfs files report size 0: copy, then keep what is not empty)
 	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
 		[ -r "$f" ] || continue

@@ -191,7 +191,7 @@ fi_off
 printf 'point\trate\tinjected\tlogins_ok\tlogins_failed\tlogin_rej\tdisconnects\tnot_good\tio_errors\tverify_mismatch\tverdict\n' >"$OUT/faults-results.tsv"
 : >"$OUT/faults-trace.txt"
 failed=0
-# FAULT_PER_POINT=0 skips the per-point rounds: only the all-points round
+# FAULT_PER_POINT=0 runs no per-point round: only the all-points round
 # with the link cut (to repeat that part alone).
 per_point=$POINTS
 [ "${FAULT_PER_POINT:-1}" = 1 ] || per_point=
