@@ -101,7 +101,7 @@ kbuild_clean() { # kdir
 harness_selftests() {
 	local t out line p f tp=0 tf=0 rc=0
 	for t in tests/vm/selftest-dmesg-gate.sh tests/vm/selftest-bench-report.py \
-		tests/vm/selftest-run-lanes.sh; do
+		tests/vm/selftest-run-lanes.sh tests/vm/selftest-slab-check.sh; do
 		out=$("$t" 2>&1) || rc=1
 		printf '%s\n' "$out"
 		line=$(printf '%s\n' "$out" | grep -E '^[A-Za-z-]+: [0-9]+ passed, [0-9]+ failed' | tail -n1)

@@ -446,10 +446,21 @@ slab_unreclaim() {
 	awk '/^SUnreclaim:/{print $2}' /proc/meminfo
 }
 # slab_baseline (before anything is loaded) and slab_check WHEN (after the
-# final teardown and unload): two checks, two tolerances (measured on the
-# stock guest kernel, 2026-11-29/30: in-tree +368/+412/+544 kB total,
-# +8/+132 kB kmalloc; port +412/+432/+560 kB total, +88/+104 kB kmalloc):
-#  - every unreclaimable cache together, within 1024 kB. The noise is the
+# final teardown and unload): three checks on live slab objects, two on
+# their bytes (active objects x object size per cache, /proc/slabinfo,
+# every cache shrunk first so that no object sits in a per-CPU slab or a
+# KASAN quarantine). A leak is live objects; the slab pages holding them
+# (SUnreclaim, slabs x pages per slab) also count partly filled slabs,
+# whose number depends on where the kernel's own objects landed: on the
+# check-debug kernel (KASAN's larger objects, slub_debug, order-3 slabs)
+# port-faults' kmalloc pages grew by 324 kB around 46 kB of objects
+# (2026-12-02), while on the stock kernel both measures agree (port-removal
+# +144 kB pages, +138 kB objects). SUnreclaim is still reported.
+# The tolerances (measured on the stock guest kernel, 2026-11-29/30, in
+# slab pages, which on that kernel bound the live bytes: in-tree
+# +368/+412/+544 kB total, +8/+132 kB kmalloc; port +412/+432/+560 kB
+# total, +88/+104 kB kmalloc):
+#  - every cache together, within 1024 kB. The noise is the
 #    kernel's, not the drivers': kworker threads the workqueues spawned under
 #    load stay for 5 minutes (task_struct, signal/sighand, kernfs, proc
 #    inodes) and first use warms caches (radix_tree_node, inode_cache);
@@ -462,8 +473,15 @@ slab_unreclaim() {
 #    within 256 kB: noise up to +132 kB, while one leaked login of the port
 #    is ~100 kB of kmalloc slab (2 channels x (128 response buffers of
 #    256 B + the glue arrays)), a per-command leak of 64 B over fio ~300 kB.
+#  - and no single kmalloc-* cache more than 1500 live objects up,
+#    whatever their size: a leak per command is thousands of objects in
+#    one cache even where they are too small to reach 256 kB (8 B x 5000
+#    commands is 40 kB). Seen: up to +763 (kmalloc-8, stock port-removal);
+#    the scenario's own trace buffer left grown (port-faults, 2026-12-02)
+#    was +2053/+2060 in kmalloc-64.
 SLAB_TOLERANCE_KB=${SLAB_TOLERANCE_KB:-1024}
 KMALLOC_TOLERANCE_KB=${KMALLOC_TOLERANCE_KB:-256}
+KMALLOC_OBJS_TOLERANCE=${KMALLOC_OBJS_TOLERANCE:-1500}
 # slab_shrink: every cache shrunk before slab is measured, baseline and
 # check alike: empty slabs go back to the page allocator, and on a KASAN
 # kernel the cache's quarantine of freed objects is emptied
@@ -496,29 +514,40 @@ slab_alloc_calls() {
 	find "$OUT/alloc_calls.$1" -type f -empty -delete 2>/dev/null
 }
 slab_check() { # slab_check WHEN: fails if slab grew beyond the tolerances
-	local slab1 kmalloc
+	local slab1 total kmalloc objs
 	sleep 2 # RCU-deferred frees
 	slab_shrink
 	slab1=$(slab_unreclaim)
 	cp /proc/slabinfo "$OUT/slabinfo.after"
-	# Growth per cache (slabs x pages per slab x 4 kB).
+	# Growth of the live objects per cache, in bytes (active_objs x
+	# objsize: columns 2 and 4 of slabinfo 2.1).
 	awk 'FNR==1{f++} /^#|^slabinfo/{next}
-		{kb=$15*$6*4; if(f==1) b[$1]=kb; else a[$1]=kb}
-		END{for(c in a) if(a[c]-b[c]!=0) printf "%8d kB  %s\n", a[c]-b[c], c}' \
+		{b=$2*$4; if(f==1) B[$1]=b; else A[$1]=b}
+		END{for(c in A) if(A[c]-B[c]!=0) printf "%10d B  %s\n", A[c]-B[c], c}' \
 		"$OUT/slabinfo.before" "$OUT/slabinfo.after" | sort -rn >/tmp/slab-growth
-	kmalloc=$(awk '$3 ~ /kmalloc-/{s+=$1} END{print s+0}' /tmp/slab-growth)
+	total=$(awk '{s+=$1} END{printf "%d", s/1024}' /tmp/slab-growth)
+	kmalloc=$(awk '$3 ~ /kmalloc-/{s+=$1} END{printf "%d", s/1024}' /tmp/slab-growth)
+	# the kmalloc cache that gained most live objects: "COUNT CACHE"
+	objs=$(awk 'FNR==1{f++} /^#|^slabinfo/{next} $1 ~ /kmalloc-/{if(f==1) B[$1]=$2; else A[$1]=$2}
+		END{m=0; mc="none"; for(c in A) if(A[c]-B[c]>m){m=A[c]-B[c]; mc=c}; print m, mc}' \
+		"$OUT/slabinfo.before" "$OUT/slabinfo.after")
 	{
-		echo "SUnreclaim $SLAB0 kB -> $slab1 kB ($((slab1 - SLAB0)) kB, tolerance $SLAB_TOLERANCE_KB kB)"
-		echo "kmalloc-* caches: $kmalloc kB net (tolerance $KMALLOC_TOLERANCE_KB kB)"
+		echo "live slab objects: $total kB net (tolerance $SLAB_TOLERANCE_KB kB)"
+		echo "kmalloc-* caches: $kmalloc kB net of live objects (tolerance $KMALLOC_TOLERANCE_KB kB)"
+		echo "most live objects gained by one kmalloc cache: ${objs% *} in ${objs#* } (tolerance $KMALLOC_OBJS_TOLERANCE)"
+		echo "SUnreclaim (slab pages, not gated) $SLAB0 kB -> $slab1 kB ($((slab1 - SLAB0)) kB)"
 		cat /tmp/slab-growth
 	} >"$OUT/slab.txt"
-	head -14 "$OUT/slab.txt"
-	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] || slab_alloc_calls after
+	head -17 "$OUT/slab.txt"
+	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] && [ "${objs% *}" -le "$KMALLOC_OBJS_TOLERANCE" ] ||
+		slab_alloc_calls after
 	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] ||
-		fail "kmalloc slab grew by $kmalloc kB $1"
-	[ $((slab1 - SLAB0)) -le "$SLAB_TOLERANCE_KB" ] ||
-		fail "unreclaimable slab grew by $((slab1 - SLAB0)) kB $1"
-	ok "unreclaimable slab back to its baseline ($((slab1 - SLAB0)) kB, kmalloc $kmalloc kB)"
+		fail "kmalloc slab objects grew by $kmalloc kB $1"
+	[ "${objs% *}" -le "$KMALLOC_OBJS_TOLERANCE" ] ||
+		fail "${objs#* } gained ${objs% *} live objects $1"
+	[ "$total" -le "$SLAB_TOLERANCE_KB" ] ||
+		fail "live slab objects grew by $total kB $1"
+	ok "slab objects back to their baseline ($total kB, kmalloc $kmalloc kB; slab pages $((slab1 - SLAB0)) kB)"
 }
 
 # dmesg must be clean of these. The second line is what the checkers of
