@@ -26,15 +26,19 @@ header() {
 	echo 'slabinfo - version: 2.1'
 	echo '# name <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>'
 }
-base() { # the "before" file every case starts from
+# caches KMALLOC8 KMALLOC1K INODES [EXTRA LINE]: a slabinfo file with these
+# live object counts; the "before" file is `caches 900 280 2000`. Slab
+# counts are fixed (as before) unless FRAG=2 doubles them.
+caches() {
+	local x=${FRAG:-1}
 	header
-	line kmalloc-8 900 8 30 1
-	line kmalloc-64 1300 64 50 1
-	line kmalloc-1k 280 1024 20 8
-	line inode_cache 2000 600 100 4
-	line kmemleak_object 5000 300 200 2
+	line kmalloc-8 "$1" 8 $((30 * x)) 1
+	line kmalloc-64 1300 64 $((50 * x)) 1
+	line kmalloc-1k "$2" 1024 $((20 * x)) 8
+	line inode_cache "$3" 600 $((100 * x)) 4
+	line kmemleak_object 5000 300 $((200 * x)) 2
+	[ -z "${4:-}" ] || line $4
 }
-
 # run_check TAG: slab_check on $tmp/TAG.before/after; output TAG.out, exit TAG.rc
 run_check() {
 	local t=$tmp/$1
@@ -57,10 +61,11 @@ EOF
 	bash "$t.sh" >"$t.out" 2>&1
 	echo $? >"$t.rc"
 }
-case_() { # case_ TAG: reads the "after" file on stdin
-	base >"$tmp/$1.before"
-	cat >"$tmp/$1.after"
-	run_check "$1"
+case_() { # case_ TAG KMALLOC8 KMALLOC1K INODES [EXTRA]: the "after" file
+	FRAG=1 caches 900 280 2000 >"$tmp/$1.before"
+	local tag=$1; shift
+	caches "$@" >"$tmp/$tag.after"
+	run_check "$tag"
 }
 rc() { grep -qx "$2" "$tmp/$1.rc"; }
 says() { grep -q -- "$2" "$tmp/$1.out"; }
@@ -69,55 +74,34 @@ check "the functions were found in lib.sh" grep -q '^slab_check() {' "$lib"
 
 # Same objects, twice the slab pages everywhere (fragmentation): passes,
 # and SUnreclaim's growth is reported, not gated.
-{ header
-  line kmalloc-8 900 8 60 1; line kmalloc-64 1300 64 100 1
-  line kmalloc-1k 280 1024 40 8; line inode_cache 2000 600 200 4
-  line kmemleak_object 5000 300 400 2; } | case_ pages
+FRAG=2 case_ pages 900 280 2000
 check "pages only: passes" rc pages 0
 check "pages only: SUnreclaim reported, not gated" says pages 'SUnreclaim (slab pages, not gated) 10000 kB -> 20000 kB (10000 kB)'
 
 # A per-command leak of small objects: +5000 in kmalloc-8 is 39 kB, under
 # the byte bounds, over the object bound.
-{ header
-  line kmalloc-8 5900 8 30 1; line kmalloc-64 1300 64 50 1
-  line kmalloc-1k 280 1024 20 8; line inode_cache 2000 600 100 4
-  line kmemleak_object 5000 300 200 2; } | case_ small
+case_ small 5900 280 2000
 check "small objects: fails on the object count" says small 'FAIL: kmalloc-8 gained 5000 live objects in the self-test'
 check "small objects: exit status" rc small 1
 check "small objects: 39 kB of kmalloc reported" says small 'kmalloc-\* caches: 39 kB net of live objects'
 
 # 300 objects of 1 KiB: 300 kB of kmalloc, over 256 kB.
-{ header
-  line kmalloc-8 900 8 30 1; line kmalloc-64 1300 64 50 1
-  line kmalloc-1k 580 1024 20 8; line inode_cache 2000 600 100 4
-  line kmemleak_object 5000 300 200 2; } | case_ big
+case_ big 900 580 2000
 check "kmalloc bytes: fails at 300 kB" says big 'FAIL: kmalloc slab objects grew by 300 kB in the self-test'
 
 # 256 kB exactly is within the bound (-le), one object more is not.
-{ header
-  line kmalloc-8 900 8 30 1; line kmalloc-64 1300 64 50 1
-  line kmalloc-1k 536 1024 20 8; line inode_cache 2000 600 100 4
-  line kmemleak_object 5000 300 200 2; } | case_ edge
+case_ edge 900 536 2000
 check "kmalloc bytes: 256 kB passes" rc edge 0
-{ header
-  line kmalloc-8 900 8 30 1; line kmalloc-64 1300 64 50 1
-  line kmalloc-1k 537 1024 20 8; line inode_cache 2000 600 100 4
-  line kmemleak_object 5000 300 200 2; } | case_ edge1
+case_ edge1 900 537 2000
 check "kmalloc bytes: 257 kB fails" rc edge1 1
 
 # Other caches: +2000 inodes of 600 B = 1171 kB over the 1024 kB total.
-{ header
-  line kmalloc-8 900 8 30 1; line kmalloc-64 1300 64 50 1
-  line kmalloc-1k 280 1024 20 8; line inode_cache 4000 600 100 4
-  line kmemleak_object 5000 300 200 2; } | case_ total
+case_ total 900 280 4000
 check "all caches: fails over 1024 kB" says total 'FAIL: live slab objects grew by 1171 kB in the self-test'
 
 # A cache created after the baseline counts in full; 1500 objects gained
 # is within the bound.
-{ header
-  line kmalloc-8 2400 8 30 1; line kmalloc-64 1300 64 50 1
-  line kmalloc-1k 280 1024 20 8; line inode_cache 2000 600 100 4
-  line kmemleak_object 5000 300 200 2; line new_cache 100 1024 4 1; } | case_ newc
+case_ newc 2400 280 2000 'new_cache 100 1024 4 1'
 check "new cache: counted" says newc '102400 B  new_cache'
 check "1500 objects in one cache: passes" rc newc 0
 
