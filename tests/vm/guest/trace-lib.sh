@@ -125,17 +125,27 @@ trace_window() {
 # ids) stay outside the counted window.
 cpu_window() {
 	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat c0 c1 s0 s1 t0 t1 perf_pid
-	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CPU_S + 8))
+	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CPU_S + 15))
 	sleep 2
 	perf record -q -a -g -e cpu-clock -F "$BT_PERF_HZ" -o /tmp/bt.perf.data -- sleep $((BT_CPU_S + 3)) \
 		>/tmp/bt.perf.out 2>&1 &
 	perf_pid=$!
-	sleep 2
+	# perf runs its command once its set-up (every task's maps) is done:
+	# from then on it samples, and the counted window may start.
+	local i
+	for i in $(seq 1 100); do pgrep -x sleep -P "$perf_pid" >/dev/null && break; sleep 0.2; done
+	sleep 1
 	# c: cpu user nice system idle iowait irq softirq steal ...; s: read
 	# I/Os (0) and write I/Os (4) completed.
 	read -r -a c0 </proc/stat; read -r -a s0 <"$bstat"; t0=$(date +%s.%N)
 	sleep "$BT_CPU_S"
 	read -r -a c1 </proc/stat; read -r -a s1 <"$bstat"; t1=$(date +%s.%N)
+	# The window must be steady state throughout: a job that ended in it
+	# leaves an idle tail in both counts. (An exited child stays a zombie
+	# until waited for: its state, not kill -0.)
+	case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
+	'' | Z) fail "$tag: fio ended inside the counted window (perf's set-up took too long)" ;;
+	esac
 	wait "$perf_pid" || { cat /tmp/bt.perf.out; fail "perf record ($tag)"; }
 	fio_done "$tag"
 	{
