@@ -175,9 +175,10 @@ def main():
                     if "%s-qd%d" % (job, qd) == FLAME_JOB and stacks:
                         png = "flame-%s-%s.png" % (side, lun)
                         cls = c[side]["samples"] if c[side] else {}
-                        title = ("%s: %s ib_srpt, %s, 4k randread QD1, %d cpu-clock samples (idle %d, "
-                                 "target %d)" % (side, drivers[side], lun_name, sum(stacks.values()),
-                                                 cls.get("idle", 0), cls.get("target", 0)))
+                        title = ("%s: %s ib_srpt, %s, 4k randread QD1: %d busy cpu-clock samples, %d of "
+                                 "them the target's (%d idle ones left out)" % (
+                                     side, drivers[side], lun_name, sum(stacks.values()),
+                                     cls.get("target", 0), cls.get("idle", 0)))
                         flamegraph.render(stacks, os.path.join(d, png), title)
                         result["flame"]["%s-%s" % (side, lun)] = png
                 result["cpu"]["%s-%s-qd%d" % (lun, job, qd)] = c

@@ -9,6 +9,8 @@ under /lib/modules, the in-tree driver's, also for the port."""
 import bisect
 import collections
 import re
+import shutil
+import subprocess
 
 KERNEL_MIN = 0xffff800000000000
 HEADER_RE = re.compile(r"^\s*(?P<comm>\S.*?)\s+(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<ts>\d+\.\d+):")
@@ -22,6 +24,18 @@ IDLE_RE = re.compile(r"idle|safe_halt|mwait|halt")
 TARGET_MODULES = {"ib_srpt", "target_core_mod", "target_core_iblock", "target_core_file",
                   "target_core_pscsi", "null_blk"}
 TARGET_FUNCS = {"ib_cq_poll_work"}
+
+
+def demangle(names):
+    """{mangled: readable} for the C++ names among NAMES (the port's core),
+    without parameter lists (c++filt -p, binutils); {} without c++filt."""
+    mangled = sorted({n for n in names if n.startswith("_Z")})
+    tool = shutil.which("c++filt")
+    if not mangled or not tool:
+        return {}
+    out = subprocess.run([tool, "-p"], input="\n".join(mangled) + "\n", capture_output=True,
+                         text=True, check=False).stdout.splitlines()
+    return dict(zip(mangled, out)) if len(out) == len(mangled) else {}
 
 
 class Kallsyms:
@@ -39,7 +53,8 @@ class Kallsyms:
                 continue
             mod = f[3].strip("[]") if len(f) > 3 else ""
             syms.append((addr, f[2], mod))
-        syms.sort()
+        readable = demangle(s[1] for s in syms)
+        syms = sorted((a, readable.get(n, n), m) for a, n, m in syms)
         self.addrs = [s[0] for s in syms]
         self.syms = syms
 
@@ -73,6 +88,9 @@ def parse_samples(lines):
         yield comm, tid, frames
 
 
+USER = "[user space]"
+
+
 def frame_label(frame, ksyms):
     """'name [module]' for a module's function, 'name' for the kernel's,
     'name (user)' in user space (perf's name: its files are the guest's)."""
@@ -90,8 +108,10 @@ def frame_label(frame, ksyms):
 
 
 def label_module(label):
+    if label == USER or label.endswith(" (user)"):
+        return "(user)"
     m = re.search(r" \[([\w-]+)\]$", label)
-    return m.group(1) if m else ("(user)" if label.endswith(" (user)") else "")
+    return m.group(1) if m else ""
 
 
 def label_name(label):
@@ -111,13 +131,26 @@ def classify(tid, labels):
 
 
 def collapse(samples, ksyms):
-    """(stacks, classes): stacks counts root-first tuples whose first
-    element is the task's name without its instance (kworker/1:1H ->
-    kworker); classes counts the samples per class."""
+    """(stacks, classes): classes counts the samples per class; stacks
+    counts the busy ones (idle samples would take most of the width) as
+    root-first tuples whose first element is the task's name without its
+    instance (kworker/1:1H -> kworker). A sample's user-space frames are
+    one frame: fio and its libraries keep no frame pointers, and perf's
+    user call chains past the first frame are noise."""
     stacks = collections.Counter()
     classes = collections.Counter()
     for comm, tid, frames in samples:
         labels = [frame_label(f, ksyms) for f in frames]
-        classes[classify(tid, labels)] += 1
-        stacks[(comm.split("/")[0],) + tuple(reversed(labels))] += 1
+        cls = classify(tid, labels)
+        classes[cls] += 1
+        if cls == "idle":
+            continue
+        path = [comm.split("/")[0]]
+        for label in reversed(labels):
+            if label.endswith(" (user)"):
+                label = USER
+                if path[-1] == USER:
+                    continue
+            path.append(label)
+        stacks[tuple(path)] += 1
     return stacks, classes

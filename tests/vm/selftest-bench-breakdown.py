@@ -229,7 +229,7 @@ ffffffffc0300000 T target_submit\t[target_core_mod]
 ffffffffc0400000 t rxe_requester\t[rdma_rxe]
 """
 # the port's ib_srpt loaded where the in-tree one was: the same addresses
-KALLSYMS_B = KALLSYMS_A.replace("srpt_handle_new_iu", "srpt_core_dp_recv_done")
+KALLSYMS_B = KALLSYMS_A.replace("srpt_handle_new_iu", "_ZN4srpt7Channel10OnRecvDoneEjjb")
 
 
 def sample(comm, tid, cpu, frames):
@@ -278,12 +278,18 @@ def test_perf():
            "srpt_recv_done [ib_srpt]", "srpt_handle_new_iu [ib_srpt]")
     check("collapse: root first, task without its instance, module named", stacks.get(key) == 2,
           str(sorted(stacks.items())[:3]))
-    check("user frames keep perf's name, unknown ones say so; kernel addresses outside kallsyms are unknown",
-          stacks.get(("fio", "[unknown] (user)", "io_submit (user)", "__x64_sys_io_submit")) == 3 and
+    check("a sample's user frames are one; kernel addresses outside kallsyms are unknown",
+          stacks.get(("fio", "[user space]", "__x64_sys_io_submit")) == 3 and
           stacks.get(("fio", "[unknown kernel]")) == 1, str([k for k in stacks if k[0] == "fio"]))
+    check("idle samples are counted, not drawn", sum(stacks.values()) == 12 and
+          not [k for k in stacks if "default_idle" in k[-1]], str(sum(stacks.values())))
+    check("user frames from perf: named by perf, '[unknown]' kept",
+          perf_stacks.frame_label(FIO[1], ka) == "io_submit (user)" and
+          perf_stacks.frame_label(FIO[2], ka) == "[unknown] (user)")
     stacks_b, _ = perf_stacks.collapse(samples, kb)
-    check("the same address is named from the side's own kallsyms (the port's, not the in-tree file's)",
-          stacks_b.get(key[:-1] + ("srpt_core_dp_recv_done [ib_srpt]",)) == 2 and key not in stacks_b)
+    check("the same address is named from the side's own kallsyms (the port's, demangled), not the in-tree file's",
+          stacks_b.get(key[:-1] + ("srpt::Channel::OnRecvDone [ib_srpt]",)) == 2 and key not in stacks_b,
+          str([k for k in stacks_b if k[0] == "kworker"]))
 
 
 # ---- the whole report ---------------------------------------------------
