@@ -121,20 +121,29 @@ trace_window() {
 # disk completed (/sys/block/<dev>/stat), counts in $OUT/TAG.cpu; around
 # that window, cpu-clock samples of every CPU with their call chains (perf
 # script: $OUT/TAG.perf.gz), which say what share of the busy CPU was the
-# target's. perf's start (it reads every task's maps) and its end (build
-# ids) stay outside the counted window.
+# target's. The steps wait for each other rather than for fixed times: on
+# a loaded host the guest gets a fraction of a CPU, and perf's set-up (it
+# reads every task's maps and kallsyms) took longer than a whole fio job.
 cpu_window() {
-	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat c0 c1 s0 s1 t0 t1 perf_pid
-	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CPU_S + 15))
-	sleep 2
-	perf record -q -a -g -e cpu-clock -F "$BT_PERF_HZ" -o /tmp/bt.perf.data -- sleep $((BT_CPU_S + 3)) \
+	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat c0 c1 s0 s1 t0 t1 perf_pid child='' rc
+	perf record -q -a -g -e cpu-clock -F "$BT_PERF_HZ" -o /tmp/bt.perf.data -- sleep 3600 \
 		>/tmp/bt.perf.out 2>&1 &
 	perf_pid=$!
-	# perf runs its command once its set-up (every task's maps) is done:
-	# from then on it samples, and the counted window may start.
-	local i
-	for i in $(seq 1 100); do pgrep -x sleep -P "$perf_pid" >/dev/null && break; sleep 0.2; done
-	sleep 1
+	# perf runs its command once its set-up is done: from then on it samples.
+	while [ -z "$child" ]; do
+		kill -0 "$perf_pid" 2>/dev/null || { cat /tmp/bt.perf.out; fail "perf record ($tag) ended before sampling"; }
+		child=$(pgrep -x sleep -P "$perf_pid") || sleep 0.2
+	done
+	read -r -a s0 <"$bstat"
+	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CPU_S + 6))
+	# fio's own start, then 2 s of ramp before counting
+	while read -r -a s1 <"$bstat" && [ $((s1[0] + s1[4])) = $((s0[0] + s0[4])) ]; do
+		case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
+		'' | Z) fio_done "$tag"; fail "$tag: fio ended before any I/O" ;;
+		esac
+		sleep 0.2
+	done
+	sleep 2
 	# c: cpu user nice system idle iowait irq softirq steal ...; s: read
 	# I/Os (0) and write I/Os (4) completed.
 	read -r -a c0 </proc/stat; read -r -a s0 <"$bstat"; t0=$(date +%s.%N)
@@ -144,9 +153,13 @@ cpu_window() {
 	# leaves an idle tail in both counts. (An exited child stays a zombie
 	# until waited for: its state, not kill -0.)
 	case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
-	'' | Z) fail "$tag: fio ended inside the counted window (perf's set-up took too long)" ;;
+	'' | Z) fail "$tag: fio ended inside the counted window (the guest was starved of CPU)" ;;
 	esac
-	wait "$perf_pid" || { cat /tmp/bt.perf.out; fail "perf record ($tag)"; }
+	# perf's command ends, and perf writes its data and exits with the
+	# command's status: 143, terminated.
+	kill "$child"
+	wait "$perf_pid"; rc=$?
+	case $rc in 0 | 143) ;; *) cat /tmp/bt.perf.out; fail "perf record ($tag) exited $rc" ;; esac
 	fio_done "$tag"
 	{
 		echo "seconds $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
