@@ -39,7 +39,7 @@ STAGES = [
 
 def parse_events(lines):
     """Yields (cpu, ts seconds, event, {arg: int}) for every kprobe event
-    line of an ftrace text dump; other lines are skipped."""
+    line of an ftrace text dump; other lines yield nothing."""
     for line in lines:
         m = EVENT_RE.search(line)
         if not m:
