@@ -130,7 +130,9 @@ def main():
         drivers[side] = open(p).read().strip() if os.path.exists(p) else "?"
     loaded, load_text = load_line(d)
     result = {"drivers": drivers, "loaded": loaded, "stages": {}, "cpu": {}, "flame": {}}
-    md = ["# bench-trace: A = %s ib_srpt, B = %s" % (drivers["A"], drivers["B"]), "", load_text, ""]
+    name = {"intree": "the in-tree ib_srpt", "port": "the port"}
+    md = ["# bench-trace: A = %s, B = %s" % (name.get(drivers["A"], drivers["A"]),
+                                             name.get(drivers["B"], drivers["B"])), "", load_text, ""]
     md += ["## One QD1 command, stage by stage", "",
            "Microseconds, median (p50) and p90 over the commands paired from their receive",
            "completion to their send completion (kprobe events; their own cost is inside).", ""]
