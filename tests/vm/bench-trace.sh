@@ -8,8 +8,8 @@
 #   BT_TRACE_S=3         (seconds traced per QD1 job)
 #   BT_CPU_S=6           (seconds of each CPU window)
 #   BT_PERF_HZ=499       (cpu-clock samples per second and CPU)
-#   BENCH_MAX_LOAD=0.5   (a 1-minute load average at or above it at the start
-#                         or the end marks the report "loaded host")
+#   BENCH_MAX_LOAD=0.5   (a 1-minute load average at or above it before the
+#                         boot marks the report "loaded host")
 # Output: breakdown.md (also on stdout), breakdown.json, flame-<side>-<lun>.png
 # and the guest's raw files in $VM_ARTIFACTS/bench-trace/ (default
 # build/vm-artifacts/bench-trace/). Exit status 0: report written; 1: the
@@ -44,8 +44,9 @@ if [ "$BENCH_B" = port ]; then
 	with_port=1
 fi
 
-# The host's load before and after: under TCG another job's CPU is taken
-# from the guest, and stage times and CPU per I/O stretch with it.
+# The host's load before the boot: under TCG another job's CPU is taken
+# from the guest, and stage times and CPU per I/O stretch with it. (The
+# reading after the run holds the guest's own load: shown, not judged.)
 read -r load_start _ </proc/loadavg
 echo "bench-trace: A = in-tree ib_srpt, B = $BENCH_B; host load average $load_start; artifacts $dir"
 t0=$(date +%s)
