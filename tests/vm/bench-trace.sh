@@ -27,10 +27,10 @@ for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
 done
 [[ $BENCH_MAX_LOAD =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_MAX_LOAD must be a number (CPUs)"
-# Per side: 4 traced jobs of TRACE_S + 3 s and 8 CPU windows of CPU_S + 8 s,
-# each followed by perf script; about a minute of login and set-up. Three
-# times that per side under TCG (probes and perf cost more there), plus the
-# boot and the backstores.
+# Per side: 4 traced jobs of TRACE_S + 3 s (and the dump of their events),
+# 8 CPU windows of CPU_S + 8 s plus perf's set-up and perf script (~25 s
+# under TCG), about a minute of login and set-up; three times that, plus
+# the boot and the backstores.
 VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + 60)))}
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
