@@ -16,7 +16,7 @@ BUILD := $(ROOT)/build
 # it runs must resolve KVER again rather than inherit a guess made before.
 export ROOT
 
-.PHONY: all module install uninstall unit unit-clang check check-integrity clean deps help demo vm-image vm-check bench deb man check-dkms
+.PHONY: all module install uninstall unit unit-clang check check-integrity clean deps help demo vm-image vm-check bench bench-trace deb man check-dkms
 
 all: module
 
@@ -52,8 +52,8 @@ deps:
 
 # The guest targets (tests/vm/vm.mk) need the host packages and, for
 # SRPT=port, the module: added here as prerequisites, recipes live there.
-demo vm-image vm-check bench debug-kernel check-debug check-faults: deps
-demo vm-check bench: module
+demo vm-image vm-check bench bench-trace debug-kernel check-debug check-faults: deps
+demo vm-check bench bench-trace: module
 
 # ---- Host build of the C++ core (GoogleTest, ASan + UBSan) ----------------
 
@@ -153,6 +153,7 @@ help:
 	@echo "make unit-clang the same, built by clang++ -Wthread-safety -Werror"
 	@echo "make check      every test suite, ends with 'N passed, N failed'"
 	@echo "make check-integrity  the full data-integrity matrix in the guest"
+	@echo "make bench-trace      per-stage QD1 times, CPU per I/O, flame graphs: in-tree vs port"
 	@echo "make debug-kernel     build/reuse the KASAN+lockdep+kmemleak guest kernel"
 	@echo "make check-debug      data/control-path scenarios on it (gate before resolving such changes)"
 	@echo "make check-faults     the fault-injection matrix on it (1/5/20 %, 3 rounds, ~7 h)"

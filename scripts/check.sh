@@ -101,7 +101,8 @@ kbuild_clean() { # kdir
 harness_selftests() {
 	local t out line p f tp=0 tf=0 rc=0
 	for t in tests/vm/selftest-dmesg-gate.sh tests/vm/selftest-bench-report.py \
-		tests/vm/selftest-run-lanes.sh tests/vm/selftest-slab-check.sh; do
+		tests/vm/selftest-bench-breakdown.py tests/vm/selftest-run-lanes.sh \
+		tests/vm/selftest-slab-check.sh; do
 		out=$("$t" 2>&1) || rc=1
 		printf '%s\n' "$out"
 		line=$(printf '%s\n' "$out" | grep -E '^[A-Za-z-]+: [0-9]+ passed, [0-9]+ failed' | tail -n1)
@@ -133,6 +134,8 @@ run_suites() { # suites port-scenarios
 		# The guest harness's own verdict logic, on the host (seconds):
 		# the dmesg gate must catch every report format and say where;
 		# bench-report.py's medians, ratios and "not a verdict" marks;
+		# bench-breakdown.py's pairing of a command's events, its CPU
+		# per I/O and flame graphs;
 		# check-debug's two lanes (run-lanes.sh): the split and the sums.
 		harness) run_suite harness harness_selftests ;;
 		vm-intree) run_suite vm-intree make --no-print-directory vm-check \

@@ -14,7 +14,7 @@ KVER=${KVER:-$("$ROOT/scripts/kver.sh" --installed || echo "vm: cannot resolve K
 GUEST_PKGS="kmod iproute2 rdma-core ibverbs-utils rdmacm-utils perftest srptools
 targetcli-fb python3-rtslib-fb dbus sg3-utils lsscsi fio e2fsprogs xfsprogs
 util-linux procps multipath-tools python3 tar
-psmisc lsof gawk bsdextrautils"
+psmisc lsof gawk bsdextrautils linux-perf"
 SUITE=${SUITE:-bookworm}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 

@@ -20,7 +20,7 @@ BENCH_B ?= port
 VM_SCENARIOS ?= e2e configfs twohost
 VM_ENV = ROOT=$(ROOT) KVER=$(KVER)
 
-.PHONY: vm-image vm-check vm-selftest bench demo blktests-srp debug-kernel check-debug check-faults
+.PHONY: vm-image vm-check vm-selftest bench bench-trace demo blktests-srp debug-kernel check-debug check-faults
 
 vm-image:
 	$(VM_ENV) $(VM_DIR)/build-image.sh
@@ -34,6 +34,12 @@ vm-selftest:
 
 bench:
 	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench.sh
+
+# Where one QD1 command's time and the target's CPU go, per driver: kprobe
+# stages, CPU per I/O at QD1 and QD32, flame graphs (tests/vm/bench-trace.sh;
+# BT_TRACE_S, BT_CPU_S, BT_PERF_HZ from the environment).
+bench-trace:
+	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench-trace.sh
 
 demo:
 	@echo "demo: SRPT=$(DEMO_SRPT)$(if $(filter intree,$(DEMO_SRPT)), (the in-tree ib_srpt),  (the port: ib_srpt.ko of this tree))"

@@ -9,6 +9,7 @@
 # read's three transfers (raw_rxe below says which flags and why).
 # Results: JSON and text files in $OUT, reduced on the host by bench-report.py.
 . /srpt/lib.sh
+. /srpt/bench-lib.sh
 ROUNDS=${BENCH_ROUNDS:-7}
 RT=${BENCH_RUNTIME:-8}
 B=${BENCH_B:-intree}
@@ -23,38 +24,8 @@ echo "A=intree B=$B ROUNDS=$ROUNDS RUNTIME=$RT" >"$OUT/bench-config.txt"
 
 modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
-step "shared backstores: rd_mcp (${RD_MB}M) and iblock on a memory-backed null_blk"
-targetcli /backstores/ramdisk create name=rd0 size=${RD_MB}M >/dev/null 2>&1
-[ -n "$(ls -d $CFG/core/rd_mcp_*/rd0 2>/dev/null)" ] || fail "no rd_mcp backstore"
-load_nullb
-# Every page the jobs touch exists: reads of a page never written would take
-# null_blk's shortcut (zero fill) instead of a copy.
-dd if=/dev/zero of=/dev/nullb0 bs=1M count="$RD_MB" oflag=direct status=none || fail "prefill nullb0"
-targetcli /backstores/block create name=nb0 dev=/dev/nullb0 >/dev/null 2>&1
-[ -n "$(ls -d $CFG/core/iblock_*/nb0 2>/dev/null)" ] || fail "no iblock backstore"
-ok "rd0 (LUN 0) and nb0 (LUN 1) created"
+bench_backstores
 
-attach_side() {
-	targetcli >/tmp/tc.out 2>&1 <<TC
-set global auto_cd_after_create=false
-/srpt create ib.$TGT_PORT
-/srpt/ib.$TGT_PORT/luns create /backstores/ramdisk/rd0
-/srpt/ib.$TGT_PORT/luns create /backstores/block/nb0
-/srpt/ib.$TGT_PORT/acls create ib.$INI_ID
-exit
-TC
-	[ -d $SRPT_CFG/0x$TGT_PORT/tpgt_1/acls/0x$INI_ID/lun_1 ] || { cat /tmp/tc.out; fail "targetcli attach"; }
-	echo $RDMA_CM_PORT >$SRPT_CFG/discovery_auth/rdma_cm_port || fail "rdma_cm_port"
-}
-detach_side() {
-	echo 0 >$SRPT_CFG/discovery_auth/rdma_cm_port
-	targetcli /srpt delete ib.$TGT_PORT >/dev/null 2>&1
-	[ ! -d $SRPT_CFG/0x$TGT_PORT ] || fail "srpt target still present after delete"
-	rmdir $SRPT_CFG || fail "rmdir $SRPT_CFG"
-	local i
-	for i in $(seq 1 20); do rmmod ib_srpt 2>/dev/null && break; sleep 0.5; done
-	[ ! -d /sys/module/ib_srpt ] || fail "rmmod ib_srpt"
-}
 fio_job() { # fio_job TAG DEV fio-args...
 	local tag=$1 dev=$2; shift 2
 	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio --size=${RD_MB}M \
@@ -151,14 +122,9 @@ for r in $(seq 1 "$ROUNDS"); do
 		'' | *[!0-9]* | 0) fail "side $side ($drv): no channel count in /sys/class/scsi_host/$SRP_HOST/ch_count ('$SRP_CH')";;
 		esac
 		echo "$SRP_CH" >"$OUT/r$r-$side-srp_ch_count.txt"
-		# The side measures the driver it names: the port is an out-of-tree
-		# module (taint O), the in-tree driver is not.
-		taint=$(cat /sys/module/ib_srpt/taint)
-		case $drv:$taint in
-		port:*O*|intree:) ;;
-		*) fail "side $side ($drv): loaded ib_srpt has taint '$taint'";;
-		esac
-		echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1, $SRP_CH channels (ib_srpt taint '$taint')"
+		# The side measures the driver it names (taint O: the port).
+		check_side_taint "$side" "$drv"
+		echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1, $SRP_CH channels (ib_srpt taint '$SIDE_TAINT')"
 		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
 			l=${lun%%:*} dev=${lun#*:}
 			fio_job "r$r-$side-$l-randread4k-qd32" "$dev" --rw=randread --bs=4k --iodepth=32

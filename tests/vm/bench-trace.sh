@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# make bench-trace: one guest boot, A (in-tree ib_srpt) then B (the port),
+# where one QD1 READ and WRITE spend their time (kprobe events per stage),
+# the CPU time per I/O at QD1 and QD32 and a flame graph per driver
+# (guest scenario bench-trace, host report bench-breakdown.py;
+# docs/testing-vm.md, "bench-trace").
+#   BENCH_B=port|intree  (default port; intree: A/A, shows the noise)
+#   BT_TRACE_S=3         (seconds traced per QD1 job)
+#   BT_CPU_S=6           (seconds of each CPU window)
+#   BT_PERF_HZ=499       (cpu-clock samples per second and CPU)
+#   BENCH_MAX_LOAD=0.5   (a 1-minute load average at or above it before the
+#                         boot marks the report "loaded host")
+# Output: breakdown.md (also on stdout), breakdown.json, flame-<side>-<lun>.png
+# and the guest's raw files in $VM_ARTIFACTS/bench-trace/ (default
+# build/vm-artifacts/bench-trace/). Exit status 0: report written; 1: the
+# guest run or the report failed.
+set -uo pipefail
+user_vm_timeout=${VM_TIMEOUT:-}  # common.sh defaults VM_TIMEOUT to 600
+. "$(dirname "$0")/common.sh"
+BENCH_B=${BENCH_B:-port}
+BT_TRACE_S=${BT_TRACE_S:-3}
+BT_CPU_S=${BT_CPU_S:-6}
+BT_PERF_HZ=${BT_PERF_HZ:-499}
+BENCH_MAX_LOAD=${BENCH_MAX_LOAD:-0.5}
+case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
+for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
+done
+[[ $BENCH_MAX_LOAD =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_MAX_LOAD must be a number (CPUs)"
+# Per side: 4 traced jobs of TRACE_S + 3 s (and the dump of their events),
+# 8 CPU windows of CPU_S + 8 s plus perf's set-up and perf script (~25 s
+# under TCG), about a minute of login and set-up; three times that, plus
+# the boot and the backstores.
+VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + 60)))}
+
+"$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+dir="$ART_BASE/bench-trace"
+rm -rf "$dir"; mkdir -p "$dir"
+with_port=0
+if [ "$BENCH_B" = port ]; then
+	[ -f "$SRPT_KO" ] || die "BENCH_B=port but $SRPT_KO does not exist (run make)"
+	vm=$(modinfo -F vermagic "$SRPT_KO" 2>/dev/null | awk '{print $1}')
+	[ "$vm" = "$GUEST_KREL" ] || die "$SRPT_KO is built for '$vm', the guest boots $GUEST_KREL"
+	with_port=1
+fi
+
+# The host's load before the boot: under TCG another job's CPU is taken
+# from the guest, and stage times and CPU per I/O stretch with it. (The
+# reading after the run holds the guest's own load: shown, not judged.)
+read -r load_start _ </proc/loadavg
+echo "bench-trace: A = in-tree ib_srpt, B = $BENCH_B; host load average $load_start; artifacts $dir"
+t0=$(date +%s)
+SRPT=intree make_payload "$dir" bench-trace single "$with_port" \
+	"BENCH_B=$BENCH_B" "BT_TRACE_S=$BT_TRACE_S" "BT_CPU_S=$BT_CPU_S" "BT_PERF_HZ=$BT_PERF_HZ"
+start_guest "$dir" 2 2G
+hung=0
+wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" || hung=1
+read -r load_end _ </proc/loadavg
+collect "$dir"
+[ -d "$dir/guest/bench-trace" ] && mv "$dir/guest/bench-trace"/* "$dir/" && rm -rf "$dir/guest"
+printf 'load_start %s\nload_end %s\nmax_load %s\n' "$load_start" "$load_end" "$BENCH_MAX_LOAD" >"$dir/host-load.txt"
+if [ "$hung" = 1 ]; then echo "bench-trace: FAIL: guest hung, killed after ${VM_TIMEOUT}s"; exit 1; fi
+rc=$(cat "$dir/rc" 2>/dev/null)
+if [ "$rc" != 0 ]; then
+	why=$(grep -a 'FAIL:' "$dir/log" 2>/dev/null | tail -1)
+	[ -n "$why" ] || why="no results from the guest (see $dir/serial.log)"
+	echo "bench-trace: FAIL: $why"
+	exit 1
+fi
+"$PY" "$VM_DIR/bench-breakdown.py" "$dir" || { echo "bench-trace: FAIL: bench-breakdown.py"; exit 1; }
+echo "bench-trace: finished in $(( $(date +%s) - t0 ))s"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# Scenario bench-trace: where the time and the CPU of one command go, A
+# (in-tree ib_srpt) then B ($BENCH_B: the port, or in-tree again) in one
+# boot, on the bench's two LUNs (rd_mcp LUN 0, iblock on null_blk LUN 1).
+# Per side and LUN: 4k randread and randwrite at QD1 with kprobe events on
+# every stage of a command (trace_window), then each at QD1 and QD32 with
+# the guest's CPU time, the I/O count and cpu-clock call chains
+# (cpu_window). The windows are taken apart: the probes' own cost would
+# count as CPU time. Reduced on the host by tests/vm/bench-breakdown.py.
+. /srpt/lib.sh
+. /srpt/bench-lib.sh
+. /srpt/trace-lib.sh
+B=${BENCH_B:-port}
+RD_MB=${BENCH_RD_MB:-256}
+
+setup_veth_rxe
+HCA=rxe1
+TGT_PORT=$(gid_hex $HCA)
+INI_ID=$(gid_hex $HCA)
+echo "bench-trace: A=intree B=$B trace ${BT_TRACE_S}s cpu ${BT_CPU_S}s perf ${BT_PERF_HZ} Hz rd_mcp ${RD_MB}M"
+echo "A=intree B=$B TRACE_S=$BT_TRACE_S CPU_S=$BT_CPU_S PERF_HZ=$BT_PERF_HZ KERNEL=$(uname -r)" >"$OUT/bench-trace-config.txt"
+
+modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
+modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
+trace_setup
+bench_backstores
+
+# side_symbols SIDE DRV: the loaded ib_srpt is the driver the side measures
+# by its own symbols too (the port's C++ core, the in-tree IU handler), so
+# that a kallsyms snapshot and a set of probes can never be the other's.
+side_symbols() {
+	local f=$OUT/$1-kallsyms.gz want=srpt_handle_new_iu
+	[ "$2" = port ] && want=srpt_core_dp_recv_done
+	zgrep -qE " $want\s+\[ib_srpt\]" "$f" || fail "side $1 ($2): no $want in ib_srpt's kallsyms"
+}
+
+LOGIN="id_ext=%s,ioc_guid=%s,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
+for side in A B; do
+	drv=intree; [ $side = B ] && drv=$B
+	step "side $side ($drv)"
+	load_srpt "$drv"
+	attach_side
+	GUID=$(srpt_guid rxe0)
+	# shellcheck disable=SC2059
+	srp_login $HCA "$(printf "$LOGIN" "$GUID" "$GUID")" 2 >/dev/null || fail "login ($drv): $LOGIN_ERR"
+	check_side_taint "$side" "$drv"
+	echo "$drv" >"$OUT/$side-driver.txt"
+	kallsyms_snapshot "$OUT/$side-kallsyms.gz"
+	side_symbols "$side" "$drv"
+	echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1, $(cat "/sys/class/scsi_host/$SRP_HOST/ch_count") channels"
+
+	step "side $side ($drv): QD1 stages (kprobe events)"
+	probes_add "$drv" "$OUT/$side-probes.txt"
+	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
+		l=${lun%%:*} dev=${lun#*:}
+		trace_window "$side-$l-randread-stages" "$dev" randread
+		trace_window "$side-$l-randwrite-stages" "$dev" randwrite
+	done
+	probes_del
+
+	step "side $side ($drv): CPU per I/O (no probes)"
+	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
+		l=${lun%%:*} dev=${lun#*:}
+		for rw in randread randwrite; do
+			cpu_window "$side-$l-$rw-qd1" "$dev" $rw 1
+			cpu_window "$side-$l-$rw-qd32" "$dev" $rw 32
+		done
+	done
+	srp_logout >/dev/null
+	wait_target_idle 30 >/dev/null
+	detach_side
+done
+targetcli clearconfig confirm=True >/dev/null 2>&1
+check_dmesg
+echo "bench-trace: done"

@@ -1,0 +1,186 @@
+# The bench-trace scenario's measuring windows: kprobe events on the stages
+# of one SRP command (trace_window) and CPU time per I/O with cpu-clock
+# samples (cpu_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
+# The host side, tests/vm/bench-breakdown.py, pairs the events and reduces
+# the samples; docs/testing-vm.md ("bench-trace") says what each figure is.
+# shellcheck shell=bash
+
+TR=/sys/kernel/tracing
+BT_TRACE_S=${BT_TRACE_S:-3}   # seconds of tracing per QD1 job
+BT_CPU_S=${BT_CPU_S:-6}       # seconds of each CPU window
+BT_PERF_HZ=${BT_PERF_HZ:-499} # cpu-clock samples per second and CPU
+
+# trace_setup: tracefs mounted, a clock that is the same on every CPU (a
+# command's stages run on different CPUs: the CQ's poll work, LIO's
+# completion work), a buffer that holds a whole window, and the kernel
+# addresses perf and kallsyms show unmasked.
+trace_setup() {
+	mountpoint -q $TR || mount -t tracefs nodev $TR || fail "mount tracefs"
+	echo 0 >$TR/tracing_on
+	echo mono >$TR/trace_clock || fail "trace_clock mono"
+	echo 16384 >$TR/buffer_size_kb || fail "trace buffer size"
+	sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1 ||
+		fail "sysctl kptr_restrict/perf_event_paranoid"
+	command -v perf >/dev/null || fail "no perf in the guest (linux-perf in GUEST_PKGS)"
+	local pv kv
+	pv=$(perf version 2>&1 | sed -n 's/^perf version \([0-9]*\.[0-9]*\).*/\1/p')
+	kv=$(uname -r | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+	# perf reads the kernel's sample and callchain records: a perf of
+	# another kernel series may misread them.
+	[ "$pv" = "$kv" ] || fail "perf version '$pv' does not match the kernel's $kv"
+	ok "tracing: clock mono, 16 MiB per CPU; perf $pv for kernel $(uname -r)"
+}
+
+# probe_defs DRV: the kprobe events of one command's stages. Shared
+# symbols (LIO's entry points, rxe's post_send) are the same for both
+# drivers; the driver's own are its completion handlers, which both name
+# srpt_recv_done/srpt_send_done, and its LIO fabric callbacks (the port's
+# glue prefixes them srpt_fabric_). Return probes close the windows in
+# which a nested event belongs to the call (bench-breakdown.py).
+probe_defs() {
+	local qdin=srpt_queue_data_in qsts=srpt_queue_status
+	if [ "$1" = port ]; then qdin=srpt_fabric_queue_data_in qsts=srpt_fabric_queue_status; fi
+	cat <<EOF
+p:srptbt/recv ib_srpt:srpt_recv_done cq=\$arg1:x64
+r:srptbt/recvr ib_srpt:srpt_recv_done
+p:srptbt/init target_core_mod:target_init_cmd cmd=\$arg1:x64
+p:srptbt/subm target_core_mod:target_submit cmd=\$arg1:x64
+p:srptbt/bkdn target_core_mod:target_complete_cmd cmd=\$arg1:x64
+p:srptbt/qdin ib_srpt:$qdin cmd=\$arg1:x64
+r:srptbt/qdinr ib_srpt:$qdin
+p:srptbt/qsts ib_srpt:$qsts cmd=\$arg1:x64
+r:srptbt/qstsr ib_srpt:$qsts
+p:srptbt/post rdma_rxe:rxe_post_send qp=\$arg1:x64
+p:srptbt/sndd ib_srpt:srpt_send_done cq=\$arg1:x64
+EOF
+}
+
+# probes_add DRV FILE: the events defined (also written to FILE) and enabled.
+probes_add() {
+	local line
+	probe_defs "$1" >"$2"
+	while read -r line; do
+		echo "$line" >>$TR/kprobe_events ||
+			fail "kprobe event '$line' refused: $(tail -2 $TR/error_log 2>/dev/null)"
+	done <"$2"
+	echo 1 >$TR/events/srptbt/enable || fail "enable srptbt events"
+	ok "$(wc -l <"$2") kprobe events for $1"
+}
+
+# probes_del: before ib_srpt is unloaded (the probes sit in it).
+probes_del() {
+	echo 0 >$TR/events/srptbt/enable
+	echo >$TR/kprobe_events || fail "kprobe events could not be removed"
+}
+
+# kallsyms_snapshot FILE: the text symbols while this side's ib_srpt is
+# loaded; the host resolves the samples' kernel addresses with it (both
+# drivers are called ib_srpt, and perf would look the port's addresses up
+# in the in-tree module's file of that name).
+kallsyms_snapshot() {
+	awk '$2 ~ /^[tTwW]$/' /proc/kallsyms | gzip -1 >"$1"
+	zgrep -q '\[ib_srpt\]' "$1" || fail "kallsyms shows no ib_srpt symbol (kptr_restrict?)"
+}
+
+# fio_bg TAG DEV RW QD SECONDS: a time-based 4k fio job in the background
+# (FIO_PID), its JSON report in $OUT/TAG.json.
+fio_bg() {
+	fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio --size=${RD_MB}M \
+		--rw="$3" --bs=4k --iodepth="$4" --time_based --runtime="$5" \
+		--output-format=json --output="$OUT/$1.json" >/dev/null 2>&1 &
+	FIO_PID=$!
+}
+fio_done() { # fio_done TAG
+	wait "$FIO_PID" || fail "fio $1 failed"
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]
+sys.exit(1 if j["error"] else 0)' "$OUT/$1.json" || fail "fio $1 reported an error"
+}
+
+# trace_window TAG DEV RW: QD1 fio; the events of BT_TRACE_S seconds in its
+# middle go to $OUT/TAG.trace.gz, the ring buffer's per-CPU overruns (events
+# lost) to $OUT/TAG.overrun.
+trace_window() {
+	local tag=$1 dev=$2 rw=$3 n
+	echo >$TR/trace
+	fio_bg "$tag" "$dev" "$rw" 1 $((BT_TRACE_S + 3))
+	sleep 1.5
+	echo 1 >$TR/tracing_on
+	sleep "$BT_TRACE_S"
+	echo 0 >$TR/tracing_on
+	fio_done "$tag"
+	grep -h '^overrun' $TR/per_cpu/cpu*/stats | awk '{s += $2} END {print s + 0}' >"$OUT/$tag.overrun"
+	grep -v '^#' $TR/trace | gzip -1 >"$OUT/$tag.trace.gz"
+	echo >$TR/trace
+	n=$(zgrep -c ' sndd: ' "$OUT/$tag.trace.gz")
+	[ "$n" -gt 0 ] || fail "$tag: no send completion traced"
+	echo "$tag: $n send completions traced, $(cat "$OUT/$tag.overrun") events overrun"
+}
+
+# cpu_window TAG DEV RW QD: fio at QD; over BT_CPU_S seconds of its steady
+# state, the guest's CPU ticks (/proc/stat) and the I/Os the initiator's
+# disk completed (/sys/block/<dev>/stat), counts in $OUT/TAG.cpu; around
+# that window, cpu-clock samples of every CPU with their call chains (perf
+# script: $OUT/TAG.perf.gz), which say what share of the busy CPU was the
+# target's. The steps wait for each other rather than for fixed times: on
+# a loaded host the guest gets a fraction of a CPU, and perf's set-up (it
+# reads every task's maps and kallsyms) took longer than a whole fio job.
+cpu_window() {
+	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat c0 c1 s0 s1 t0 t1 perf_pid child='' rc
+	perf record -q -a -g -e cpu-clock -F "$BT_PERF_HZ" -o /tmp/bt.perf.data -- sleep 3600 \
+		>/tmp/bt.perf.out 2>&1 &
+	perf_pid=$!
+	# perf runs its command once its set-up is done: from then on it samples.
+	while [ -z "$child" ]; do
+		kill -0 "$perf_pid" 2>/dev/null || { cat /tmp/bt.perf.out; fail "perf record ($tag) ended before sampling"; }
+		child=$(pgrep -x sleep -P "$perf_pid") || sleep 0.2
+	done
+	read -r -a s0 <"$bstat"
+	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CPU_S + 6))
+	# fio's own start, then 2 s of ramp before counting
+	while read -r -a s1 <"$bstat" && [ $((s1[0] + s1[4])) = $((s0[0] + s0[4])) ]; do
+		case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
+		'' | Z) fio_done "$tag"; fail "$tag: fio ended before any I/O" ;;
+		esac
+		sleep 0.2
+	done
+	sleep 2
+	# c: cpu user nice system idle iowait irq softirq steal ...; s: read
+	# I/Os (0) and write I/Os (4) completed.
+	read -r -a c0 </proc/stat; read -r -a s0 <"$bstat"; t0=$(date +%s.%N)
+	sleep "$BT_CPU_S"
+	read -r -a c1 </proc/stat; read -r -a s1 <"$bstat"; t1=$(date +%s.%N)
+	# The window must be steady state throughout: a job that ended in it
+	# leaves an idle tail in both counts. (An exited child stays a zombie
+	# until waited for: its state, not kill -0.)
+	case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
+	'' | Z) fail "$tag: fio ended inside the counted window (the guest was starved of CPU)" ;;
+	esac
+	# perf's command ends, and perf writes its data and exits with the
+	# command's status: 143, terminated.
+	kill "$child"
+	wait "$perf_pid"; rc=$?
+	case $rc in 0 | 143) ;; *) cat /tmp/bt.perf.out; fail "perf record ($tag) exited $rc" ;; esac
+	fio_done "$tag"
+	{
+		echo "seconds $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+		echo "clk_tck $(getconf CLK_TCK)"
+		echo "ncpu $(nproc)"
+		echo "busy_ticks $(( (c1[1] + c1[2] + c1[3] + c1[6] + c1[7] + c1[8]) - (c0[1] + c0[2] + c0[3] + c0[6] + c0[7] + c0[8]) ))"
+		echo "total_ticks $(( (c1[1] + c1[2] + c1[3] + c1[4] + c1[5] + c1[6] + c1[7] + c1[8]) - (c0[1] + c0[2] + c0[3] + c0[4] + c0[5] + c0[6] + c0[7] + c0[8]) ))"
+		echo "ios $(( (s1[0] + s1[4]) - (s0[0] + s0[4]) ))"
+		echo "perf_hz $BT_PERF_HZ"
+	} >"$OUT/$tag.cpu"
+	# The fields the host's parser reads; perf's default output has the
+	# same header and frame lines, and is the second try.
+	perf script -i /tmp/bt.perf.data -F comm,tid,cpu,time,ip,sym,dso 2>/tmp/bt.script.err |
+		gzip -1 >"$OUT/$tag.perf.gz"
+	# a sample's frames: indented lines, address first
+	if ! zgrep -qE '^[[:space:]]+[0-9a-f]+ ' "$OUT/$tag.perf.gz"; then
+		cat /tmp/bt.script.err
+		perf script -i /tmp/bt.perf.data 2>/tmp/bt.script.err | gzip -1 >"$OUT/$tag.perf.gz"
+		zgrep -qE '^[[:space:]]+[0-9a-f]+ ' "$OUT/$tag.perf.gz" ||
+			{ cat /tmp/bt.script.err; fail "perf script ($tag) printed no call chain"; }
+	fi
+	rm -f /tmp/bt.perf.data
+	echo "$tag: $(tr '\n' ' ' <"$OUT/$tag.cpu")"
+}
