@@ -47,7 +47,9 @@ if [ -n "${DEBUG_KERNEL_DIR:-}" ]; then
 	log "debug kernel $GUEST_KREL, image $IMAGE_DIR"
 fi
 
-VM_BOOT_RETRIES=${VM_BOOT_RETRIES:-4}
+# The debug kernel hangs in about one boot in three (docs/debug-kernel.md,
+# finding 4; 4 of 5 boots of one scenario on 2026-12-02): six retries there.
+VM_BOOT_RETRIES=${VM_BOOT_RETRIES:-$([ -n "${DEBUG_KERNEL_DIR:-}" ] && echo 6 || echo 4)}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-$([ -n "${DEBUG_KERNEL_DIR:-}" ] && echo 150 || echo 300)}
 
 passed=0 failed=0
