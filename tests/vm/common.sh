@@ -89,11 +89,13 @@ start_guest() {
 	# the stock image boots its vmlinux (PVH), the debug image its bzImage
 	local kernel=$IMAGE_DIR/vmlinux
 	[ -f "$IMAGE_DIR/bzImage" ] && kernel=$IMAGE_DIR/bzImage
+	# log_buf_len: check_dmesg reads the run's whole kernel log at the
+	# end. Debian's 128 kB buffer wrapped in a 48-minute port-faults run.
 	qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem" \
 		-display none -monitor none -serial "file:$dir/serial.log" \
 		-no-reboot -nic none \
 		-kernel "$kernel" -initrd "$dir/initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=5 net.ifnames=0${GUEST_APPEND:+ $GUEST_APPEND}" \
+		-append "console=ttyS0 panic=-1 loglevel=5 log_buf_len=16M net.ifnames=0${GUEST_APPEND:+ $GUEST_APPEND}" \
 		-drive "file=${VM_ROOTFS:-$IMAGE_DIR/rootfs.ext4},if=virtio,format=raw,snapshot=on" \
 		-drive "file=$dir/out.img,if=virtio,format=raw" \
 		"$@" >"$dir/qemu.log" 2>&1 &

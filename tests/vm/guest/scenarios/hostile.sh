@@ -80,7 +80,7 @@ suspicious() {
 	echo "$outcome" | grep -qE 'stuck|no_rsp|tool_exit|timeout'
 }
 
-dmesg_mark=$(dmesg | wc -l)
+dmesg_mark=$(dmesg_mark)
 passed=0 failed=0 notrun=0 i=0 stop=
 : >"$OUT/hostile-results.tsv"
 printf 'case\tresult\toutcome\tverdict\tdmesg\tchannels\tlegit\tdetail\n' >>"$OUT/hostile-results.tsv"
@@ -105,8 +105,8 @@ for c in $sel; do
 	# target's after its release work)
 	if wait_for 30 "rc qps" sh -c "[ \$(timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC') = 0 ]"; then chans=released; else chans="left($(rc_qps))"; fi
 	sleep 0.5
-	dmesg | tail -n +$((dmesg_mark + 1)) >"$OUT/cases/$c.dmesg"
-	dmesg_mark=$(dmesg | wc -l)
+	dmesg_since "$dmesg_mark" >"$OUT/cases/$c.dmesg"
+	dmesg_mark=$(dmesg_mark)
 	badl=$(grep -E "$HOSTILE_BAD" "$OUT/cases/$c.dmesg" | head -3)
 	if [ -z "$badl" ]; then dm=clean; else dm=BAD; fi
 	result=PASS reason=
@@ -122,8 +122,8 @@ for c in $sel; do
 			reason="${reason:+$reason; }legitimate ib_srp login + dd+cmp failed: $(grep -a 'FAIL:' "$OUT/cases/legit-$c.txt" | tail -1 | sed 's/.*FAIL: //' | cut -c1-100)"
 			stop="target no longer serves a legitimate initiator after case $c"
 		fi
-		dmesg | tail -n +$((dmesg_mark + 1)) >>"$OUT/cases/$c.dmesg"
-		dmesg_mark=$(dmesg | wc -l)
+		dmesg_since "$dmesg_mark" >>"$OUT/cases/$c.dmesg"
+		dmesg_mark=$(dmesg_mark)
 		if grep -qE "$HOSTILE_BAD" "$OUT/cases/$c.dmesg" && [ "$dm" = clean ]; then
 			dm=BAD; result=FAIL; reason="${reason:+$reason; }dmesg after the legitimate check: $(grep -E "$HOSTILE_BAD" "$OUT/cases/$c.dmesg" | head -1 | cut -c1-100)"
 		fi
@@ -142,7 +142,7 @@ if [ -z "$stop" ] && [ "$HOSTILE_FUZZ_SECONDS" -gt 0 ]; then
 		2>"$OUT/fuzz.err" | tee "$OUT/fuzz.txt"
 	frc=${PIPESTATUS[0]}
 	wait_for 60 "rc qps" sh -c "[ \$(timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC') = 0 ]" || echo "fuzz: channels left: $(rc_qps)"
-	dmesg | tail -n +$((dmesg_mark + 1)) >"$OUT/fuzz.dmesg"
+	dmesg_since "$dmesg_mark" >"$OUT/fuzz.dmesg"
 	fbad=$(grep -E "$HOSTILE_BAD" "$OUT/fuzz.dmesg" | head -3)
 	if legit_check fuzz && [ -z "$fbad" ] && [ "$frc" = 0 ]; then
 		echo "HOSTILE-FUZZ result=PASS seed=$HOSTILE_FUZZ_SEED $(tail -1 "$OUT/fuzz.txt")"

@@ -103,12 +103,27 @@ srp_disks() { # block devices of the current ib_srp hosts
 		xargs -r -n1 basename | sed 's|^|/dev/|'
 }
 srp_disks_present() { [ -n "$(srp_disks)" ]; }
+# srp_add: one login (add_target). ib_srp takes a logged-out target's
+# remote port away (what logout_all waits for) before it disconnects the
+# channels and drops the target from its list; until then it refuses the
+# same target with EEXIST, before anything reaches ib_srpt. That is
+# waited out (30 s); any other error is a failed login, logged with its
+# errno text.
+srp_add() {
+	local err _
+	for _ in $(seq 30); do
+		err=$( { echo "$LOGIN" >"$ADD"; } 2>&1) && return 0
+		case $err in *"File exists"*) sleep 1 ;; *) break ;; esac
+	done
+	echo "add_target failed: ${err##*: }"
+	return 1
+}
 
 # one_round ROUND TAG: use_srq toggle, a login, fio verify on its first
 # disk, a LUN reset; counts into lok lfail ioerr vmis
 one_round() {
 	echo $(( $1 % 2 )) >"$ATTR" 2>/dev/null  # use_srq toggled (no login open)
-	if echo "$LOGIN" >"$ADD" 2>/dev/null; then
+	if srp_add; then
 		lok=$((lok + 1))
 		# a LUN scan that failed under injection leaves no disk
 		wait_for 30 "a disk" srp_disks_present
@@ -168,7 +183,7 @@ after_round() {
 			verdict=FAIL; why="clean login after injection failed: $LOGIN_ERR"
 		fi
 	fi
-	bad=$(dmesg | tail -n +$((mark + 1)) | dmesg_bad | head -3)
+	bad=$(dmesg_since "$mark" | dmesg_bad | head -3)
 	[ -z "$bad" ] || { verdict=FAIL; why="${why:+$why; }dmesg: $(echo "$bad" | head -1 | cut -c1-120)"; }
 }
 record() { # record POINT RATE
@@ -179,7 +194,7 @@ record() { # record POINT RATE
 }
 begin_round() { # begin_round PERCENT TIMES FUNCTION...
 	local p=$1 t=$2; shift 2
-	mark=$(dmesg | wc -l)
+	mark=$(dmesg_mark)
 	lok=0 lfail=0 ioerr=0 vmis=0 verdict=PASS why=
 	trace_on
 	local f; for f in "$@"; do fi_add "$f"; done
@@ -237,9 +252,9 @@ begin_round "$ALL_RATE" "$TIMES" $POINTS
 add_failures=0
 for round in $(seq 1 "$ROUNDS"); do
 	one_round "$round" "all-$ALL_RATE"
-	cut_mark=$(dmesg | wc -l)
+	cut_mark=$(dmesg_mark)
 	# the device goes away under fio, comes back, is exported again
-	if echo "$LOGIN" >"$ADD" 2>/dev/null; then
+	if srp_add; then
 		lok=$((lok + 1))
 		if wait_for 30 "a disk" srp_disks_present; then
 			fio_round "$(srp_disks | head -1)" "$OUT/fio-all-cut-$round.txt" link_cut
@@ -262,7 +277,7 @@ for round in $(seq 1 "$ROUNDS"); do
 	# administrator has is the device added again, and with the injection
 	# off the port must then serve it.
 	if ! wait_for 15 "ib_srpt serving rxe1's port" port_served; then
-		dmesg | tail -n +$((cut_mark + 1)) | grep -q 'ib_srpt: adding rxe1 failed' ||
+		dmesg_since "$cut_mark" | grep -q 'ib_srpt: adding rxe1 failed' ||
 			{ verdict=FAIL; why="${why:+$why; }rxe1's port not served after the link cut, and no failed add logged"; }
 		add_failures=$((add_failures + 1))
 		echo "the port did not take rxe1 back under injection (add failed); adding it again without injection"
