@@ -81,5 +81,28 @@ where_case 'task kworker/u8:1; workqueue ib-comp-unb-wq ib_cq_poll_work; RIP exc
 [  226.753918]  not_a_frame_after_the_end+0x1/0x2'
 where_case '' '[    1.0] all quiet'
 
+# dmesg_since MARK: the lines after the mark, whatever the log's length; a
+# mark the log no longer holds (the buffer wrapped past it) is a line the
+# gate fails on, never an empty (clean) result.
+since_case() { # since_case WANT MARK: dmesg_since on FAKE_DMESG
+	local got; got=$(dmesg_since "$2" | dmesg_bad | wc -l)
+	if [ "$got" = "$1" ]; then
+		passed=$((passed + 1)); echo "PASS since: $1 bad line(s) after '$2'"
+	else
+		failed=$((failed + 1)); echo "FAIL since: '$2' gave $got bad line(s), expected $1"
+	fi
+}
+dmesg() { printf '%s\n' "$FAKE_DMESG"; }
+FAKE_DMESG='[    5.0] WARNING: CPU: 0 PID: 1 at before the mark
+[    6.0] srpt-test mark 17
+[    7.0] ib_srpt: quiet line
+[    8.0] BUG: KASAN: slab-use-after-free in srpt_send_done+0x1f/0x90 [ib_srpt]'
+since_case 1 'srpt-test mark 17'
+since_case 1 'srpt-test mark 99'
+FAKE_DMESG='[    6.0] srpt-test mark 18
+[    7.0] ib_srpt: quiet line'
+since_case 0 'srpt-test mark 18'
+unset -f dmesg
+
 echo "dmesg-gate: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
