@@ -92,6 +92,7 @@ since_case() { # since_case WANT MARK: dmesg_since on FAKE_DMESG
 		failed=$((failed + 1)); echo "FAIL since: '$2' gave $got bad line(s), expected $1"
 	fi
 }
+# shellcheck disable=SC2317 # called by dmesg_since (lib.sh)
 dmesg() { printf '%s\n' "$FAKE_DMESG"; }
 FAKE_DMESG='[    5.0] WARNING: CPU: 0 PID: 1 at before the mark
 [    6.0] srpt-test mark 17
