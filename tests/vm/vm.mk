@@ -68,7 +68,7 @@ check-debug:
 		$(ROOT)/scripts/check-debug.sh
 
 # The fault-injection scenario's whole matrix on the debug kernel: every
-# point at 1, 5 and 20 %, three rounds each (~7 h on 2 cores); check-debug
+# point at 1, 5 and 20 %, three rounds each (~95 min on 2 cores); check-debug
 # runs it at 20 %, one round (docs/debug-kernel.md, "Fault injection").
 check-faults:
 	$(VM_ENV) SRPT=port DEBUG_SCENARIOS=port-faults VMENV_FAULT_RATES="1 5 20" \
