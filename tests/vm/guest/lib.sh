@@ -603,7 +603,8 @@ dmesg_where() {
 dmesg_mark() {
 	local m
 	m="srpt-test mark $(date +%s%N)"
-	echo "$m" >/dev/kmsg
+	# <6>: KERN_INFO, kept off the serial console (loglevel=5)
+	echo "<6>$m" >/dev/kmsg
 	echo "$m"
 }
 dmesg_since() {
