@@ -84,12 +84,14 @@ where_case '' '[    1.0] all quiet'
 # dmesg_since MARK: the lines after the mark, whatever the log's length; a
 # mark the log no longer holds (the buffer wrapped past it) is a line the
 # gate fails on, never an empty (clean) result.
-since_case() { # since_case WANT MARK: dmesg_since on FAKE_DMESG
-	local got; got=$(dmesg_since "$2" | dmesg_bad | wc -l)
+since_case() { # since_case WANT MARK [END]: dmesg_since on FAKE_DMESG
+	local got what="after '$2'"
+	[ -z "${3:-}" ] || what="$what up to '$3'"
+	got=$(dmesg_since "$2" "${3:-}" | dmesg_bad | wc -l)
 	if [ "$got" = "$1" ]; then
-		passed=$((passed + 1)); echo "PASS since: $1 bad line(s) after '$2'"
+		passed=$((passed + 1)); echo "PASS since: $1 bad line(s) $what"
 	else
-		failed=$((failed + 1)); echo "FAIL since: '$2' gave $got bad line(s), expected $1"
+		failed=$((failed + 1)); echo "FAIL since: $got bad line(s) $what, expected $1"
 	fi
 }
 # shellcheck disable=SC2317 # called by dmesg_since (lib.sh)
@@ -100,6 +102,9 @@ FAKE_DMESG='[    5.0] WARNING: CPU: 0 PID: 1 at before the mark
 [    8.0] BUG: KASAN: slab-use-after-free in srpt_send_done+0x1f/0x90 [ib_srpt]'
 since_case 1 'srpt-test mark 17'
 since_case 1 'srpt-test mark 99'
+# a window ends at the next mark: what follows belongs to the next window
+since_case 0 'srpt-test mark 17' 'ib_srpt: quiet line'
+since_case 1 'srpt-test mark 17' 'srpt-test mark 404'
 FAKE_DMESG='[    6.0] srpt-test mark 18
 [    7.0] ib_srpt: quiet line'
 since_case 0 'srpt-test mark 18'

@@ -271,6 +271,22 @@ set_rdma_cm_port() {
 srp_hosts() { for h in /sys/class/scsi_host/host*; do [ "$(cat "$h/proc_name" 2>/dev/null)" = ib_srp ] && basename "$h"; done; }
 
 # srp_login HCA "id_ext=...,...,dest=..."  -> sets SRP_HOST, DEV_LUN0, DEV_LUN1
+# srp_add_target FILE PARAMS: one login, PARAMS written to ib_srp's
+# add_target FILE. ib_srp takes a logged-out target's remote port away
+# before it disconnects the channels and drops the target from its list,
+# and until then refuses the same target with EEXIST before anything
+# reaches the target: that is waited out (30 s). On failure LOGIN_ERR is
+# the errno text ("Connection reset by peer": a LOGIN_REJ).
+srp_add_target() {
+	local _
+	for _ in $(seq 30); do
+		LOGIN_ERR=$( { echo "$2" >"$1"; } 2>&1) && return 0
+		case $LOGIN_ERR in *"File exists"*) sleep 1 ;; *) break ;; esac
+	done
+	LOGIN_ERR=${LOGIN_ERR##*: }
+	return 1
+}
+
 srp_login() {
 	local hca=$1 params=$2 nluns=${3:-2}
 	modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
@@ -284,10 +300,7 @@ srp_login() {
 	local before; before=$(srp_hosts)
 	local t=$(date +%s.%N)
 	echo "add_target: $params"
-	if ! echo "$params" >"$f" 2>/tmp/login.err; then
-		LOGIN_ERR=$(cat /tmp/login.err)
-		return 1
-	fi
+	srp_add_target "$f" "$params" || return 1
 	SRP_HOST=
 	local h
 	for h in $(srp_hosts); do echo "$before" | grep -qx "$h" || SRP_HOST=$h; done
@@ -607,8 +620,12 @@ dmesg_mark() {
 	echo "<6>$m" >/dev/kmsg
 	echo "$m"
 }
+# dmesg_since MARK [END]: up to the mark END, when given. A step that is
+# checked window by window makes its next mark first and reads up to it,
+# so that nothing logged between the read and the new mark is missed.
 dmesg_since() {
-	dmesg | awk -v m="$1" 'seen { print } index($0, m) { seen = 1 }
+	dmesg | awk -v m="$1" -v e="${2:-}" 'e != "" && seen && index($0, e) { exit }
+		seen { print } index($0, m) { seen = 1 }
 		END { if (!seen) print "srpt-test: WARNING: the kernel log no longer holds \"" m "\": what it logged since was not checked (log_buf_len, tests/vm/common.sh)" }'
 }
 

@@ -105,8 +105,9 @@ for c in $sel; do
 	# target's after its release work)
 	if wait_for 30 "rc qps" sh -c "[ \$(timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC') = 0 ]"; then chans=released; else chans="left($(rc_qps))"; fi
 	sleep 0.5
-	dmesg_since "$dmesg_mark" >"$OUT/cases/$c.dmesg"
-	dmesg_mark=$(dmesg_mark)
+	next=$(dmesg_mark)
+	dmesg_since "$dmesg_mark" "$next" >"$OUT/cases/$c.dmesg"
+	dmesg_mark=$next
 	badl=$(grep -E "$HOSTILE_BAD" "$OUT/cases/$c.dmesg" | head -3)
 	if [ -z "$badl" ]; then dm=clean; else dm=BAD; fi
 	result=PASS reason=
@@ -122,8 +123,9 @@ for c in $sel; do
 			reason="${reason:+$reason; }legitimate ib_srp login + dd+cmp failed: $(grep -a 'FAIL:' "$OUT/cases/legit-$c.txt" | tail -1 | sed 's/.*FAIL: //' | cut -c1-100)"
 			stop="target no longer serves a legitimate initiator after case $c"
 		fi
-		dmesg_since "$dmesg_mark" >>"$OUT/cases/$c.dmesg"
-		dmesg_mark=$(dmesg_mark)
+		next=$(dmesg_mark)
+		dmesg_since "$dmesg_mark" "$next" >>"$OUT/cases/$c.dmesg"
+		dmesg_mark=$next
 		if grep -qE "$HOSTILE_BAD" "$OUT/cases/$c.dmesg" && [ "$dm" = clean ]; then
 			dm=BAD; result=FAIL; reason="${reason:+$reason; }dmesg after the legitimate check: $(grep -E "$HOSTILE_BAD" "$OUT/cases/$c.dmesg" | head -1 | cut -c1-100)"
 		fi

@@ -187,15 +187,12 @@ HCA[A]=rxe1; DEST[A]=$TGT_IP4
 HCA[B]=rxe0; DEST[B]=$OTHER_IP4
 
 login_path() { # login_path A|B
-	local p=$1 try=0 params
+	local p=$1 params
 	params="id_ext=$GUID,ioc_guid=$GUID,initiator_ext=${TPORT[$p]:0:16},dest=${DEST[$p]}:$RDMA_CM_PORT,$LOGIN_EXTRA"
-	until srp_login "${HCA[$p]}" "$params" "$NLUNS"; do
-		try=$((try + 1))
-		# the previous session of this initiator port may still be
-		# in ib_srp's target list for a moment: EEXIST
-		case $LOGIN_ERR in *"File exists"*) if [ $try -lt 30 ]; then sleep 1; continue; fi ;; esac
+	# (srp_add_target waits out the EEXIST of this initiator port's
+	# previous session still in ib_srp's target list)
+	srp_login "${HCA[$p]}" "$params" "$NLUNS" ||
 		fail "login of path $p (${HCA[$p]} -> ${DEST[$p]}): $LOGIN_ERR"
-	done
 	HOST[$p]=$SRP_HOST
 	RPORT[$p]=$(ls -d "/sys/class/srp_remote_ports/port-${SRP_HOST#host}:"* 2>/dev/null | head -1)
 	[ -n "${RPORT[$p]}" ] || fail "path $p: no srp remote port for $SRP_HOST"

@@ -103,27 +103,12 @@ srp_disks() { # block devices of the current ib_srp hosts
 		xargs -r -n1 basename | sed 's|^|/dev/|'
 }
 srp_disks_present() { [ -n "$(srp_disks)" ]; }
-# srp_add: one login (add_target). ib_srp takes a logged-out target's
-# remote port away (what logout_all waits for) before it disconnects the
-# channels and drops the target from its list; until then it refuses the
-# same target with EEXIST, before anything reaches ib_srpt. That is
-# waited out (30 s); any other error is a failed login, logged with its
-# errno text.
-srp_add() {
-	local err _
-	for _ in $(seq 30); do
-		err=$( { echo "$LOGIN" >"$ADD"; } 2>&1) && return 0
-		case $err in *"File exists"*) sleep 1 ;; *) break ;; esac
-	done
-	echo "add_target failed: ${err##*: }"
-	return 1
-}
 
 # one_round ROUND TAG: use_srq toggle, a login, fio verify on its first
 # disk, a LUN reset; counts into lok lfail ioerr vmis
 one_round() {
 	echo $(( $1 % 2 )) >"$ATTR" 2>/dev/null  # use_srq toggled (no login open)
-	if srp_add; then
+	if srp_add_target "$ADD" "$LOGIN"; then
 		lok=$((lok + 1))
 		# a LUN scan that failed under injection leaves no disk
 		wait_for 30 "a disk" srp_disks_present
@@ -140,6 +125,7 @@ one_round() {
 			break
 		done
 	else
+		echo "add_target failed: $LOGIN_ERR"
 		lfail=$((lfail + 1))
 	fi
 	logout_all || { verdict=FAIL; why="initiator could not log out"; }
@@ -254,7 +240,7 @@ for round in $(seq 1 "$ROUNDS"); do
 	one_round "$round" "all-$ALL_RATE"
 	cut_mark=$(dmesg_mark)
 	# the device goes away under fio, comes back, is exported again
-	if srp_add; then
+	if srp_add_target "$ADD" "$LOGIN"; then
 		lok=$((lok + 1))
 		if wait_for 30 "a disk" srp_disks_present; then
 			fio_round "$(srp_disks | head -1)" "$OUT/fio-all-cut-$round.txt" link_cut
@@ -262,6 +248,7 @@ for round in $(seq 1 "$ROUNDS"); do
 			link_cut
 		fi
 	else
+		echo "add_target failed: $LOGIN_ERR"
 		lfail=$((lfail + 1))
 		link_cut
 	fi
