@@ -12,6 +12,7 @@
 #include <srpt/channel.hpp>
 #include <srpt/iu_build.hpp>
 #include <srpt/log.hpp>
+#include <srpt/post_section.hpp>
 #include <srpt/wire/srp.hpp>
 
 namespace srpt
@@ -326,8 +327,12 @@ Status Channel::QueueResponse(uint32_t index, const CmdResponse &rsp)
 	info.sense = rsp.sense;
 	x.rsp_len = static_cast<uint32_t>(
 	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
-	const Status st = core_.QueueResponse(
-	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
+	Status st;
+	{
+		const PostSection section;
+		st = core_.QueueResponse(s, rsp.n_rdma_writes,
+					 QueueFullPolicy::kReturnQueueFull);
+	}
 	if (IsOk(st) || st == kQueueFull)
 		return st;
 	/* The post failed: no response, the credit is owed. */
@@ -348,8 +353,11 @@ Status Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
 		return Status::kInvalid;
-	const Status st =
-	    core_.WritePending(core_.send_ring()[index], n_rdma_reads);
+	Status st;
+	{
+		const PostSection section;
+		st = core_.WritePending(core_.send_ring()[index], n_rdma_reads);
+	}
 	if (IsOk(st) || st == kQueueFull)
 		return st;
 	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",

@@ -4,6 +4,7 @@
  * recording, scriptable fake (see host_datapath.hpp).
  */
 #include <srpt/host_datapath.hpp>
+#include <srpt/host_platform.hpp>
 
 #include <cstring>
 #include <memory>
@@ -167,12 +168,14 @@ int srpt_dp_post_send(struct srpt_dp_ch *ch, uint32_t index, uint32_t,
 		return g_script.post_send_rc;
 	ch->posted_send.push_back(index);
 	ch->posted_send_rdma.push_back(n_rdma_writes);
+	ch->sends_in_section += srpt::host::PostSectionsOpen() > 0;
 	return 0;
 }
 
 int srpt_dp_post_rdma_read(struct srpt_dp_ch *ch, uint32_t index)
 {
 	ch->posted_read.push_back(index);
+	ch->reads_in_section += srpt::host::PostSectionsOpen() > 0;
 	return 0;
 }
 
@@ -184,6 +187,7 @@ int srpt_dp_post_zlw(struct srpt_dp_ch *ch)
 
 int srpt_dp_qp_error(struct srpt_dp_ch *ch)
 {
+	srpt::host::MightSleep("ib_modify_qp");
 	ch->qp_error = true;
 	return 0;
 }
@@ -209,6 +213,7 @@ void srpt_dp_cm_reject(enum srpt_dp_cm cm, void *cm_id, const void *pdata,
 
 int srpt_dp_cm_disconnect(struct srpt_dp_ch *ch)
 {
+	srpt::host::MightSleep("the CM's disconnect");
 	ch->disconnected = true;
 	ch->disconnect_calls++;
 	return 0;
@@ -275,6 +280,7 @@ void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index)
 
 void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)
 {
+	srpt::host::MightSleep("transport_generic_free_cmd");
 	ch->put.push_back(index);
 	ch->put_after_session_removed += ch->session_removed;
 	ch->put_after_destroy += ch->destroyed;
@@ -301,6 +307,7 @@ void srpt_dp_debugfs_remove(void *) {}
 
 void srpt_msleep(uint32_t)
 {
+	srpt::host::MightSleep("msleep");
 	if (g_script.on_msleep)
 		g_script.on_msleep();
 }

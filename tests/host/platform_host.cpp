@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -46,6 +47,7 @@ std::function<void(const char *, int, const char *)> g_warn_handler;
 uint64_t g_clock_ns = 1'000'000'000ull;
 
 thread_local int t_spinlocks_held = 0;
+thread_local int t_post_sections = 0;
 
 struct HostWork {
 	srpt_work_fn fn;
@@ -164,9 +166,8 @@ extern "C" {
 
 void *srpt_kzalloc(size_t size, enum srpt_gfp gfp)
 {
-	if (gfp == SRPT_GFP_KERNEL && t_spinlocks_held > 0)
-		Warn(__FILE__, __LINE__,
-		     "GFP_KERNEL allocation while holding a spinlock");
+	if (gfp == SRPT_GFP_KERNEL)
+		srpt::host::MightSleep("GFP_KERNEL allocation");
 	{
 		std::lock_guard<std::mutex> guard(g_state_mutex);
 		g_calls++;
@@ -277,8 +278,7 @@ void srpt_mutex_init(void *mutex, enum srpt_lock_class)
 
 void srpt_mutex_lock(void *mutex)
 {
-	if (t_spinlocks_held > 0)
-		Warn(__FILE__, __LINE__, "mutex_lock while holding a spinlock");
+	srpt::host::MightSleep("mutex_lock");
 	static_cast<HostLock *>(mutex)->Lock();
 }
 
@@ -291,6 +291,21 @@ void srpt_mutex_assert_held(void *mutex)
 {
 	static_cast<HostLock *>(mutex)->AssertHeld(
 	    "mutex not held by this thread (lockdep_assert_held)");
+}
+
+unsigned long srpt_post_section_begin(void)
+{
+	t_post_sections++;
+	return 1;
+}
+
+void srpt_post_section_end(unsigned long cookie)
+{
+	if (cookie != 1 || t_post_sections == 0)
+		Warn(__FILE__, __LINE__,
+		     "post section ended without its begin");
+	else
+		t_post_sections--;
 }
 
 void srpt_mutex_destroy(void *mutex)
@@ -596,6 +611,21 @@ void AdvanceClock(uint64_t ns)
 int SpinLocksHeld()
 {
 	return t_spinlocks_held;
+}
+
+int PostSectionsOpen()
+{
+	return t_post_sections;
+}
+
+void MightSleep(const char *what)
+{
+	if (t_spinlocks_held > 0)
+		Warn(__FILE__, __LINE__,
+		     (std::string(what) + " while holding a spinlock").c_str());
+	if (t_post_sections > 0)
+		Warn(__FILE__, __LINE__,
+		     (std::string(what) + " inside a post section").c_str());
 }
 
 } // namespace srpt::host

@@ -187,6 +187,50 @@ TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
 }
 
 /*
+ * LIO's response and a WRITE's RDMA READs are posted inside a post
+ * section (in the kernel: bottom halves off, so that rdma_rxe's send
+ * tasklet runs at its end instead of waking ksoftirqd), and the section
+ * is closed when the call returns. What follows a failed post may sleep
+ * and runs after the section: ResponseThatCannotBePostedDisconnects
+ * (MightSleep in the fakes of disconnect and of LIO's free).
+ */
+TEST_F(DataPathFixture, LioResponseAndRdmaReadArePostedInAPostSection)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	Receive(ch, TestUnitReady(0x51), 0);
+	ASSERT_EQ(f.submitted_index.size(), 1u);
+	srpt_dp_rsp rsp{};
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp),
+		  0);
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	EXPECT_EQ(f.sends_in_section, 1u);
+	EXPECT_EQ(host::PostSectionsOpen(), 0);
+
+	std::vector<uint8_t> iu(64, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x10;  /* data-out DIRECT */
+	iu[6] = 1;     /* data_out_desc_cnt */
+	iu[32] = 0x2a; /* WRITE(10) */
+	iu[39] = 0x08;
+	PutBe(&iu[48], 0x2000, 8);
+	PutBe(&iu[56], 0x99, 4);
+	PutBe(&iu[60], 4096, 4);
+	Receive(ch, iu, 1);
+	ASSERT_EQ(f.submitted_index.size(), 2u);
+	const uint32_t idx = f.submitted_index[1];
+	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 1), 0);
+	EXPECT_EQ(f.posted_read, (std::vector<uint32_t>{idx}));
+	EXPECT_EQ(f.reads_in_section, 1u);
+	EXPECT_EQ(host::PostSectionsOpen(), 0);
+	srpt_core_dp_send_done(ch, f.submitted_index[0], true);
+	srpt_core_dp_rdma_read_done(ch, idx, true);
+	AnswerGood(ch, idx);
+	EXPECT_EQ(f.sends_in_section, 2u);
+}
+
+/*
  * The glue gets the descriptors in CPU order and never decodes SRP: a
  * direct one, and indirect lists short enough for the stack copy and long
  * enough to need an allocated one.
