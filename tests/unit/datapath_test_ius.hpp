@@ -61,6 +61,25 @@ inline std::vector<uint8_t> TestUnitReady(uint64_t tag)
 	return iu;
 }
 
+/*
+ * SRP_CMD WRITE(10) of 8 blocks whose 4096 bytes of data-out are one
+ * DIRECT descriptor (va 0x2000, rkey 0x99): the target fetches them with
+ * one RDMA READ.
+ */
+inline std::vector<uint8_t> DirectWrite4k()
+{
+	std::vector<uint8_t> iu(64, 0);
+	iu[0] = 0x02;  /* SRP_CMD */
+	iu[5] = 0x10;  /* data-out DIRECT */
+	iu[6] = 1;     /* data_out_desc_cnt */
+	iu[32] = 0x2a; /* WRITE(10) */
+	iu[39] = 0x08;
+	PutBe(&iu[48], 0x2000, 8);
+	PutBe(&iu[56], 0x99, 4);
+	PutBe(&iu[60], 4096, 4);
+	return iu;
+}
+
 } // namespace srpt::dp_test
 
 #endif

@@ -208,16 +208,7 @@ TEST_F(DataPathFixture, LioResponseAndRdmaReadArePostedInAPostSection)
 	EXPECT_EQ(f.sends_in_section, 1u);
 	EXPECT_EQ(host::PostSectionsOpen(), 0);
 
-	std::vector<uint8_t> iu(64, 0);
-	iu[0] = 0x02;
-	iu[5] = 0x10;  /* data-out DIRECT */
-	iu[6] = 1;     /* data_out_desc_cnt */
-	iu[32] = 0x2a; /* WRITE(10) */
-	iu[39] = 0x08;
-	PutBe(&iu[48], 0x2000, 8);
-	PutBe(&iu[56], 0x99, 4);
-	PutBe(&iu[60], 4096, 4);
-	Receive(ch, iu, 1);
+	Receive(ch, DirectWrite4k(), 1);
 	ASSERT_EQ(f.submitted_index.size(), 2u);
 	const uint32_t idx = f.submitted_index[1];
 	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 1), 0);
@@ -354,16 +345,7 @@ TEST_F(DataPathFixture, WriteCommandReadsThenExecutes)
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
-	std::vector<uint8_t> iu(64, 0);
-	iu[0] = 0x02;
-	iu[5] = 0x10;  /* data-out DIRECT */
-	iu[6] = 1;     /* data_out_desc_cnt */
-	iu[32] = 0x2a; /* WRITE(10) */
-	iu[39] = 0x08;
-	PutBe(&iu[48], 0x2000, 8);
-	PutBe(&iu[56], 0x99, 4);
-	PutBe(&iu[60], 4096, 4);
-	Receive(ch, iu, 0);
+	Receive(ch, DirectWrite4k(), 0);
 	ASSERT_EQ(f.submitted.size(), 1u);
 	EXPECT_EQ(f.submitted[0].dir, SRPT_DP_DIR_WRITE);
 	const uint32_t idx = f.submitted_index[0];
