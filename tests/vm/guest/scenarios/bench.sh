@@ -29,7 +29,7 @@ bench_backstores
 fio_job() { # fio_job TAG DEV fio-args...
 	local tag=$1 dev=$2; shift 2
 	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio --size=${RD_MB}M \
-		--time_based --runtime="$RT" --ramp_time=2 --group_reporting \
+		--time_based --runtime="$RT" --ramp_time=2 --group_reporting --lat_percentiles=1 \
 		--output-format=json --output="$OUT/$tag.json" "$@" >/dev/null 2>&1 ||
 		fail "fio $tag failed"
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]
