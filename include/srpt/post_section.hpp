@@ -17,12 +17,22 @@ namespace srpt
 class PostSection
 {
 public:
-	PostSection() : cookie_(srpt_post_section_begin()) {}
-	~PostSection() { srpt_post_section_end(cookie_); }
+	PostSection() : PostSection(true) {}
+	/* @open false: no section; the scope then calls nothing. */
+	explicit PostSection(bool open)
+	    : open_(open), cookie_(open ? srpt_post_section_begin() : 0)
+	{
+	}
+	~PostSection()
+	{
+		if (open_)
+			srpt_post_section_end(cookie_);
+	}
 	PostSection(const PostSection &) = delete;
 	PostSection &operator=(const PostSection &) = delete;
 
 private:
+	bool open_;
 	unsigned long cookie_;
 };
 

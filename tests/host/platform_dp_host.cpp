@@ -270,6 +270,8 @@ int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t,
 
 void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index)
 {
+	/* The backend may sleep (fileio writes, iblock's bio allocation). */
+	srpt::host::MightSleep("target_execute_cmd");
 	ch->executed.push_back(index);
 }
 

@@ -222,6 +222,71 @@ TEST_F(DataPathFixture, LioResponseAndRdmaReadArePostedInAPostSection)
 }
 
 /*
+ * A post section only while the channel has at most two commands in
+ * progress (kPostSectionMaxCommands): with more, the softirqs that the
+ * section's end would run in LIO's worker are left to ksoftirqd, which
+ * works side by side with it. The same for a WRITE's RDMA READs.
+ */
+TEST_F(DataPathFixture, PostSectionOnlyWhileFewCommandsAreInProgress)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	for (uint32_t i = 0; i < 3; i++)
+		Receive(ch, TestUnitReady(0x60 + i), i);
+	ASSERT_EQ(f.submitted_index.size(), 3u);
+	AnswerGood(ch, f.submitted_index[0]); /* three in progress */
+	EXPECT_EQ(f.posted_send.size(), 1u);
+	EXPECT_EQ(f.sends_in_section, 0u);
+	AnswerGood(ch, f.submitted_index[1]); /* two */
+	AnswerGood(ch, f.submitted_index[2]); /* one */
+	EXPECT_EQ(f.posted_send.size(), 3u);
+	EXPECT_EQ(f.sends_in_section, 2u);
+
+	for (uint32_t i = 3; i < 6; i++)
+		Receive(ch, DirectWrite4k(), i);
+	ASSERT_EQ(f.submitted_index.size(), 6u);
+	for (uint32_t i = 3; i < 6; i++) {
+		const uint32_t idx = f.submitted_index[i];
+		EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 1), 0);
+		srpt_core_dp_rdma_read_done(ch, idx, true);
+		AnswerGood(ch, idx);
+	}
+	EXPECT_EQ(f.posted_read.size(), 3u);
+	EXPECT_EQ(f.reads_in_section, 2u);
+	EXPECT_EQ(f.sends_in_section, 4u);
+	EXPECT_EQ(host::PostSectionsOpen(), 0);
+	ExpectSendContextsFree(ch);
+}
+
+/*
+ * A WRITE whose data came with it executes inside write_pending, and
+ * execution may sleep: no post section around it (MightSleep in the fake
+ * of target_execute_cmd reports one).
+ */
+TEST_F(DataPathFixture, ImmediateWriteExecutesOutsideAPostSection)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> iu(68 + 4096, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x30;  /* data-out IMMEDIATE */
+	iu[32] = 0x2a; /* WRITE(10), 8 blocks */
+	iu[39] = 0x08;
+	PutBe(&iu[48], 4096, 4);
+	Receive(ch, iu, 0);
+	ASSERT_EQ(f.submitted_index.size(), 1u);
+	const uint32_t idx = f.submitted_index[0];
+	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 0), 0);
+	EXPECT_EQ(f.executed, (std::vector<uint32_t>{idx}));
+	EXPECT_TRUE(f.posted_read.empty());
+	AnswerGood(ch, idx);
+	EXPECT_EQ(f.sends_in_section, 1u);
+	ExpectSendContextsFree(ch);
+}
+
+/*
  * The glue gets the descriptors in CPU order and never decodes SRP: a
  * direct one, and indirect lists short enough for the stack copy and long
  * enough to need an allocated one.

@@ -198,6 +198,17 @@ public:
 	Status WritePending(SendCtx &s, uint32_t n_rdma_reads);
 
 	/*
+	 * Whether WritePending(@s, @n_rdma_reads) posts RDMA READs (true) or
+	 * executes the command at once (its data came with it, or it has
+	 * none). Needs no lock: a command's receive buffer is bound before
+	 * the target core has the command and freed after its release.
+	 */
+	static bool WritePendingPosts(const SendCtx &s, uint32_t n_rdma_reads)
+	{
+		return s.recv() == nullptr && n_rdma_reads != 0;
+	}
+
+	/*
 	 * queue_data_in / queue_status / queue_tm_rsp: the response is built
 	 * in s.buf() (all but REQ_LIM_DELTA, which the PostResponse hook
 	 * fills in). Takes 1 + @n_rdma_writes send-queue slots. When they are
@@ -236,6 +247,16 @@ public:
 	 * Returns nullptr, or a description of the first broken one.
 	 */
 	const char *CheckInvariants();
+
+	/*
+	 * How many commands hold a send context, read without the lock: a
+	 * hint for a choice that is correct either way (the post section),
+	 * never for the state machine.
+	 */
+	uint32_t CommandsInProgressHint() const SRPT_NO_THREAD_SAFETY_ANALYSIS
+	{
+		return pool_.in_use_hint();
+	}
 
 	SendRing &send_ring() { return send_ring_; }
 	RecvRing *recv_ring() { return recv_ring_; }

@@ -308,7 +308,7 @@ Status ChannelCore<Env>::WritePending(SendCtx &s, uint32_t n_rdma_reads)
 	SpinLockGuard guard(lock_);
 	if (SRPT_WARN_ON(!s.state_.Is(CmdState::kNew)))
 		return Status::kInvalid;
-	if (s.recv_ || n_rdma_reads == 0) {
+	if (!WritePendingPosts(s, n_rdma_reads)) {
 		(void)s.state_.TransitionTo(CmdState::kDataIn);
 		guard.Release();
 		env_.ExecuteCmd(s);

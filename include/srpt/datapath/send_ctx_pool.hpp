@@ -7,6 +7,10 @@
  *
  * It replaces the in-tree driver's use of the session's sbitmap tag pool;
  * the index of a context is the tag the glue gives the target core.
+ *
+ * The free count is stored with relaxed atomics so that in_use_hint() may
+ * read it without the lock (a figure that may be stale by the time the
+ * caller acts on it); every other member needs the lock.
  */
 #ifndef SRPT_DATAPATH_SEND_CTX_POOL_HPP
 #define SRPT_DATAPATH_SEND_CTX_POOL_HPP
@@ -34,7 +38,6 @@ public:
 	void Init(SendRing &ring, uint32_t limit)
 	{
 		head_ = nullptr;
-		free_ = 0;
 		uint32_t n = ring.size();
 		if (limit != 0 && limit < n)
 			n = limit;
@@ -44,8 +47,8 @@ public:
 			SRPT_WARN_ON(!ctx.state_.Is(CmdState::kFree));
 			ctx.next_free_ = head_;
 			head_ = &ctx;
-			free_++;
 		}
+		SetFree(n);
 	}
 
 	/* A free context, or nullptr. The context stays in kFree. */
@@ -56,7 +59,7 @@ public:
 			return nullptr;
 		head_ = ctx->next_free_;
 		ctx->next_free_ = nullptr;
-		free_--;
+		SetFree(free_ - 1);
 		return ctx;
 	}
 
@@ -66,7 +69,7 @@ public:
 		SRPT_WARN_ON(!ctx.state_.Is(CmdState::kFree));
 		ctx.next_free_ = head_;
 		head_ = &ctx;
-		free_++;
+		SetFree(free_ + 1);
 	}
 
 	uint32_t free_count() const { return free_; }
@@ -74,7 +77,18 @@ public:
 	uint32_t in_use() const { return total_ - free_; }
 	bool empty() const { return head_ == nullptr; }
 
+	/* in_use() without the lock. */
+	uint32_t in_use_hint() const
+	{
+		return total_ - __atomic_load_n(&free_, __ATOMIC_RELAXED);
+	}
+
 private:
+	void SetFree(uint32_t n)
+	{
+		__atomic_store_n(&free_, n, __ATOMIC_RELAXED);
+	}
+
 	SendCtx *head_ = nullptr;
 	uint32_t free_ = 0;
 	uint32_t total_ = 0;
