@@ -2,7 +2,7 @@
 /*
  * What the data-path tests send: the names of the loopback port and
  * initiator they log in with, big-endian field helpers, and the
- * RDMA/CM LOGIN_REQ and TEST UNIT READY IUs as ib_srp builds them.
+ * RDMA/CM LOGIN_REQ, TEST UNIT READY and WRITE IUs as ib_srp builds them.
  */
 #ifndef SRPT_TESTS_DATAPATH_TEST_IUS_HPP
 #define SRPT_TESTS_DATAPATH_TEST_IUS_HPP
@@ -77,6 +77,22 @@ inline std::vector<uint8_t> DirectWrite4k()
 	PutBe(&iu[48], 0x2000, 8);
 	PutBe(&iu[56], 0x99, 4);
 	PutBe(&iu[60], 4096, 4);
+	return iu;
+}
+
+/*
+ * SRP_CMD WRITE(10) of @bytes (a multiple of 512) carried as immediate
+ * data at offset 68, as ib_srp sends writes of up to 8 KiB (the data
+ * bytes are zero).
+ */
+inline std::vector<uint8_t> ImmediateWrite(uint32_t bytes)
+{
+	std::vector<uint8_t> iu(68 + bytes, 0);
+	iu[0] = 0x02;  /* SRP_CMD */
+	iu[5] = 0x30;  /* data-out IMMEDIATE */
+	iu[32] = 0x2a; /* WRITE(10) */
+	PutBe(&iu[37], bytes / 512, 2);
+	PutBe(&iu[48], bytes, 4); /* immediate descriptor: length */
 	return iu;
 }
 

@@ -269,13 +269,7 @@ TEST_F(DataPathFixture, ImmediateWriteExecutesOutsideAPostSection)
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
-	std::vector<uint8_t> iu(68 + 4096, 0);
-	iu[0] = 0x02;
-	iu[5] = 0x30;  /* data-out IMMEDIATE */
-	iu[32] = 0x2a; /* WRITE(10), 8 blocks */
-	iu[39] = 0x08;
-	PutBe(&iu[48], 4096, 4);
-	Receive(ch, iu, 0);
+	Receive(ch, ImmediateWrite(4096), 0);
 	ASSERT_EQ(f.submitted_index.size(), 1u);
 	const uint32_t idx = f.submitted_index[0];
 	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 0), 0);
@@ -428,13 +422,7 @@ TEST_F(DataPathFixture, ImmediateDataExecutesWithoutRdmaRead)
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
-	std::vector<uint8_t> iu(68 + 512, 0);
-	iu[0] = 0x02;
-	iu[5] = 0x30;  /* data-out IMMEDIATE */
-	iu[32] = 0x2a; /* WRITE(10), 1 block */
-	iu[39] = 0x01;
-	PutBe(&iu[48], 512, 4); /* immediate descriptor: length */
-	Receive(ch, iu, 0);
+	Receive(ch, ImmediateWrite(512), 0);
 	ASSERT_EQ(f.submitted.size(), 1u);
 	EXPECT_EQ(f.submitted[0].imm_len, 512u);
 	const uint32_t idx = f.submitted_index[0];
