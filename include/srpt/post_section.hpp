@@ -17,22 +17,23 @@ namespace srpt
 class PostSection
 {
 public:
-	PostSection() : PostSection(true) {}
-	/* @open false: no section; the scope then calls nothing. */
+	/*
+	 * @open false: no section. A cookie of 0 (not asked for, or refused
+	 * by the glue in interrupt context) means there is nothing to end.
+	 */
 	explicit PostSection(bool open)
-	    : open_(open), cookie_(open ? srpt_post_section_begin() : 0)
+	    : cookie_(open ? srpt_post_section_begin() : 0)
 	{
 	}
 	~PostSection()
 	{
-		if (open_)
+		if (cookie_ != 0)
 			srpt_post_section_end(cookie_);
 	}
 	PostSection(const PostSection &) = delete;
 	PostSection &operator=(const PostSection &) = delete;
 
 private:
-	bool open_;
 	unsigned long cookie_;
 };
 

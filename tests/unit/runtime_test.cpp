@@ -77,9 +77,9 @@ TEST(PostSection, SleepingInsideIsReportedAndSectionsNest)
 {
 	test::ScopedExpectWarn expect;
 	{
-		const PostSection outer;
+		const PostSection outer(true);
 		{
-			const PostSection inner;
+			const PostSection inner(true);
 			EXPECT_EQ(host::PostSectionsOpen(), 2);
 		}
 		EXPECT_EQ(host::PostSectionsOpen(), 1);
