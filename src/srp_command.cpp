@@ -317,14 +317,17 @@ namespace
 /*
  * Post sections (post_section.hpp) pay when a post is the channel's only
  * work: at queue depth 1, 6.1's rdma_rxe then runs the send work at the
- * section's end instead of after a switch to ksoftirqd (issue 16: QD1
- * total latency 0.91-0.93 of the in-tree driver's, against 1.02-1.13
- * without). With more commands in progress they cost: the section's end
- * runs every pending softirq (every QP's rxe work, veth's receive) in
- * LIO's completion worker, serialising what ksoftirqd and the worker did
- * side by side (4k reads at QD32: 0.66-0.78 of in-tree, against
- * 0.95-0.98). Two, not one: at queue depth 1 the previous command may
- * still hold its context until its send completion is polled.
+ * section's end instead of after a switch to ksoftirqd. With more commands
+ * in progress they cost: the section's end runs every pending softirq
+ * (every QP's rxe work, veth's receive) in LIO's completion worker,
+ * serialising what ksoftirqd and the worker did side by side. Issue 16's
+ * benches: a section opened at every depth brought 4k randread QD1 total
+ * latency to 0.91-0.93 of the in-tree driver's but QD32 reads to
+ * 0.66-0.78; opened only up to this bound, QD1 reads 0.77-0.90 in two
+ * 7-round runs, and QD32's submission latency is the same as without
+ * sections (they do not open there). Two, not one: at queue depth 1 the
+ * previous command may still hold its context until its send completion
+ * is polled.
  */
 constexpr uint32_t kPostSectionMaxCommands = 2;
 
