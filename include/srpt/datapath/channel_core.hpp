@@ -301,7 +301,11 @@ private:
 
 	/*
 	 * PutCmd for deferred responses that could not be posted, then one
-	 * ResponseLost for them all.
+	 * ResponseLost for them all. Its callers test failed_deferred_ under
+	 * their own hold of lock_ and call it only when it is not empty: a
+	 * context pushed after their release is finished by its pusher, which
+	 * calls this after its own release (PostDeferredLocked's callers).
+	 * That saves a lock round trip per send and RDMA READ completion.
 	 */
 	void FinishFailedDeferred();
 

@@ -263,8 +263,10 @@ void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 	 * (by PutCmd below, or by any other path) needs no kick.
 	 */
 	pending_drainers_++;
+	const bool lost = !failed_deferred_.empty();
 	guard.Release();
-	FinishFailedDeferred();
+	if (lost)
+		FinishFailedDeferred();
 	if (!already_released)
 		env_.PutCmd(s);
 	DrainFromCompletion();
@@ -290,8 +292,10 @@ void ChannelCore<Env>::OnRdmaReadDone(SendCtx &s, bool ok)
 		stats_.send_errors++;
 	if (freed)
 		pending_drainers_++;
+	const bool lost = !failed_deferred_.empty();
 	guard.Release();
-	FinishFailedDeferred();
+	if (lost)
+		FinishFailedDeferred();
 	if (execute)
 		env_.ExecuteCmd(s);
 	if (fail)
