@@ -112,6 +112,68 @@ for key, job, field, label, unit, hib in rows:
 nrounds = len(rounds)
 result["rounds"] = nrounds
 
+# The guest's CPU time per I/O, per fio job: from the job's TAG.cpu (the
+# aggregate /proc/stat 'cpu' line before and after it, and the CPU count)
+# and its IOPS: busy share x CPUs / IOPS. busy = user + nice + system + irq
+# + softirq + steal; idle and iowait are not busy. The counters span the
+# whole job (start-up and 2 s ramp included), the IOPS its measured
+# window: the same bias on A and B. One guest runs the initiator and the
+# target, so the figure is theirs together; the initiator's share is the
+# same on both sides, so B/A moves with the target's CPU per I/O (and
+# rxe's work on its behalf) but understates it. Artifacts of an older
+# bench have no TAG.cpu: no such rows. Some but not all: refused.
+CPU_JOBS = [  # fio job, label
+    ("randread4k-qd32", "4k randread QD32"),
+    ("randwrite4k-qd32", "4k randwrite QD32"),
+    ("seqread128k-qd32", "128k seq read QD32"),
+    ("randread4k-qd1", "4k randread QD1"),
+]
+BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system [idle iowait] irq softirq steal
+
+
+def cpu_us_per_io(cpu_path, fio_path):
+    info = {}
+    for line in open(cpu_path):
+        key, _, rest = line.partition(" ")
+        info[key] = rest.split()
+    try:
+        ncpu = int(info["ncpu"][0])
+        before = [int(x) for x in info["before"][1:]]  # drop the "cpu" label
+        after = [int(x) for x in info["after"][1:]]
+    except (KeyError, IndexError, ValueError):
+        sys.exit("bench-report: %s is not 'ncpu N', 'before cpu ...', 'after cpu ...'" % cpu_path)
+    delta = [b - a for a, b in zip(before[:8], after[:8])]
+    total = sum(delta[:8])
+    if len(delta) < 8 or total <= 0 or ncpu <= 0:
+        sys.exit("bench-report: %s: no CPU time between its two counters" % cpu_path)
+    busy = sum(delta[i] for i in BUSY_FIELDS)
+    j = json.load(open(fio_path))["jobs"][0]
+    iops = j["read"]["iops"] + j["write"]["iops"]
+    if iops <= 0:
+        sys.exit("bench-report: %s did no I/O" % fio_path)
+    return busy / total * ncpu / iops * 1e6
+
+
+cpu_files = glob.glob(os.path.join(d, "r*-[AB]-*.cpu"))
+result["cpu_rows"] = bool(cpu_files)
+for l, name in LUNS if cpu_files else []:
+    for job, label in CPU_JOBS:
+        vals = {}
+        for side in "AB":
+            cpus = by_round("r*-%s-%s-%s.cpu" % (side, l, job))
+            if list(cpus) != rounds:
+                sys.exit("bench-report: %s-%s has CPU counters for rounds %s on %s, fio results for %s"
+                         % (l, job, list(cpus), side, rounds))
+            jsons = by_round("r*-%s-%s-%s.json" % (side, l, job))
+            vals[side] = [round(cpu_us_per_io(cpus[r], jsons[r]), 1) for r in rounds]
+        ma, mb = median(vals["A"]), median(vals["B"])
+        paired = [b / a for a, b in zip(vals["A"], vals["B"]) if a]
+        result["rows"].append(dict(key="%s_%s_cpu_us_per_io" % (l, job.replace("-", "_")),
+                                   label="guest CPU per I/O, %s [%s]" % (label, name), unit="us",
+                                   higher_is_better=False, rounds=rounds, A=vals["A"], B=vals["B"],
+                                   median_A=ma, median_B=mb, ratio=ratio(mb, ma),
+                                   paired_ratio=round(median(paired), 3) if paired else None))
+
 
 def perftest(pattern, cols):
     """{round: [values of cols]} from perftest's text reports: the first
@@ -260,7 +322,11 @@ if load is None:
 else:
     print("host load: 1-minute load average %s before the boot; other load (CPUs used by all but the guest) median %s, max %s in %d 10 s samples; threshold %.2f"
           % (fmt(load["gate_load1"], "%.2f"), fmt(load["median_other_cpus"], "%.2f"), fmt(load["max_other_cpus"], "%.2f"), len(load["samples"]), args.max_load))
-print("(medians of %d rounds; paired = median of the per-round B/A; >1 is better for IOPS/MiB/s, <1 is better for latency)" % nrounds)
+print("(medians of %d rounds; paired = median of the per-round B/A; >1 is better for IOPS/MiB/s, <1 is better for latency and CPU per I/O)" % nrounds)
+if result["cpu_rows"]:
+    print("(guest CPU per I/O: initiator and target together, in one guest; the initiator's share is the same on A and B)")
+else:
+    print("guest CPU per I/O: not recorded (artifacts of an older bench)")
 if bside == "intree":
     print("NOTE: B ran the in-tree driver again (BENCH_B=intree): B/A shows run-to-run noise only.")
 for m in marks:

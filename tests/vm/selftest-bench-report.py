@@ -5,8 +5,10 @@ perftest 4.5's text format, host-load.csv as tests/vm/bench.sh writes it)
 with known numbers, and the report's output checked against them: medians,
 B/A and paired ratios, the raw ceiling fraction and pattern-floor multiple,
 "other load" from the counters, the 7-round minimum, the LOADED and forced
-marks with their exit status, the "ceiling below SRP" mark, and an
-artifacts directory of the older layout (no ib_write_lat, no host-load.csv).
+marks with their exit status, the "ceiling below SRP" mark, the guest's
+CPU time per I/O from the /proc/stat counters around each fio job, and an
+artifacts directory of the older layout (no ib_write_lat, no host-load.csv,
+no CPU counters).
 Runs in `make check` (suite harness). BENCH_REPORT=path checks another copy
 of the report (how the test was shown to fail on a broken one).
 Prints one line per check and 'bench-report: N passed, N failed'."""
@@ -52,7 +54,8 @@ def fio_json(path, job, base):
     """One fio JSON report with the field its job's row reads: randread
     IOPS = base, randwrite IOPS = 2 x base, 128k read base/10 MiB/s (fio's
     bw is KiB/s), QD1 total latency (lat_ns) p50 base us and p99 3 x base us (fio's ns);
-    clat_ns, which the report must not read, says a tenth of that."""
+    clat_ns, which the report must not read, says a tenth of that. The 128k
+    and QD1 jobs' IOPS (which only the CPU rows read): 8 x base/10 and base/10."""
     zero = {"percentile": {"50.000000": 0, "99.000000": 0}}
     read = {"iops": 0.0, "bw": 0, "clat_ns": dict(zero), "lat_ns": dict(zero)}
     write = {"iops": 0.0, "bw": 0, "clat_ns": dict(zero), "lat_ns": dict(zero)}
@@ -62,12 +65,33 @@ def fio_json(path, job, base):
         write["iops"] = 2 * base
     elif job == "seqread128k-qd32":
         read["bw"] = int(base / 10 * 1024)
+        read["iops"] = 8 * base / 10
     elif job == "randread4k-qd1":
+        read["iops"] = base / 10
         read["lat_ns"] = {"percentile": {"50.000000": int(base * 1000), "99.000000": int(3 * base * 1000)}}
         read["clat_ns"] = {"percentile": {"50.000000": int(base * 100), "99.000000": int(3 * base * 100)}}
     with open(path, "w") as f:
         json.dump({"fio version": "fio-3.33", "jobs": [{"jobname": os.path.basename(path)[:-5], "error": 0,
                                                           "read": read, "write": write}]}, f)
+
+
+# The guest's CPU counters around a job (/proc/stat's 'cpu' line: user nice
+# system idle iowait irq softirq steal guest guest_nice), 2 CPUs: 2000 ticks
+# between the two lines, of which A busy 1000 (1.0 CPUs) and B 800 (0.8
+# CPUs), in user, system, irq, softirq and steal; the rest idle and iowait.
+# The guest fields (already inside user) move too and must not count.
+CPU_BEFORE = "cpu  5000 7 3000 90000 100 20 400 3 60 0"
+CPU_AFTER = {"A": "cpu  5300 7 3500 90990 110 20 600 3 110 0",
+             "B": "cpu  5200 7 3400 91190 110 30 590 3 110 0"}
+# rd_mcp 4k randread QD32, us per I/O = CPUs / IOPS: A 1e6/A_BASE (median
+# 2500), B 0.8e6/B_BASE (median 2424.2); B/A 0.970, per round 0.267 1.6
+# 0.727 1.6 0.4 0.738 1.333 -> paired 0.738.
+CPU_RD_RANDREAD = (2500, 2424.2, 0.970, 0.738)
+
+
+def cpu_counters(path, side):
+    with open(path, "w") as f:
+        f.write("ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_AFTER[side]))
 
 
 # perftest 4.5's reports (the lines around the result are what it prints;
@@ -109,7 +133,7 @@ LAT_TXT = """-------------------------------------------------------------------
 
 def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_layout=False, load=None):
     """older_layout: the files as the bench wrote them before issue 16 (no
-    ib_write_lat, SRP channel counts or raw-commands.txt). load: None (no
+    ib_write_lat, SRP channel counts, raw-commands.txt or CPU counters). load: None (no
     host-load.csv) or (gate load1, [(busy, guest) tick deltas per 10 s
     interval]), on 2 CPUs with 2000 total ticks per interval."""
     os.makedirs(d)
@@ -118,6 +142,8 @@ def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_la
             for lun, lf in LUN_FACTOR.items():
                 for job in ("randread4k-qd32", "randwrite4k-qd32", "seqread128k-qd32", "randread4k-qd1"):
                     fio_json(os.path.join(d, "r%d-%s-%s-%s.json" % (r, side, lun, job)), job, bases[(r - 1) % 7] * lf)
+                    if not older_layout:
+                        cpu_counters(os.path.join(d, "r%d-%s-%s-%s.cpu" % (r, side, lun, job)), side)
             if not older_layout:
                 with open(os.path.join(d, "r%d-%s-srp_ch_count.txt" % (r, side)), "w") as f:
                     f.write("2\n")
@@ -168,7 +194,21 @@ def known_numbers(top):
     rc, out, js = run_report(d)
     check("7 rounds, quiet host: exit 0", rc == 0, "rc %d\n%s" % (rc, out))
     rows = {r["key"]: r for r in (js or {}).get("rows", [])}
-    check("all 10 rows (5 jobs x 2 LUNs)", len(rows) == 10, str(sorted(rows)))
+    check("all 18 rows (5 fio figures and 4 CPU per I/O x 2 LUNs)", len(rows) == 18, str(sorted(rows)))
+    ma, mb, rt, pr = CPU_RD_RANDREAD
+    r = rows.get("rd_randread4k_qd32_cpu_us_per_io", {})
+    check("CPU per I/O, rd_mcp randread QD32: medians %g | %g us, B/A %.3f, paired %.3f" % (ma, mb, rt, pr),
+          close(r.get("median_A"), ma, 0.06) and close(r.get("median_B"), mb, 0.06) and close(r.get("ratio"), rt)
+          and close(r.get("paired_ratio"), pr) and r.get("higher_is_better") is False, str(r))
+    # iblock's IOPS are 1.5 x rd_mcp's: the same CPUs, 1/1.5 the time per I/O.
+    r = rows.get("nb_randread4k_qd32_cpu_us_per_io", {})
+    check("CPU per I/O, iblock randread QD32: medians %g | %g us" % (ma / 1.5, mb / 1.5),
+          close(r.get("median_A"), ma / 1.5, 0.1) and close(r.get("median_B"), mb / 1.5, 0.1), str(r))  # values kept to 0.1 us
+    # QD1: IOPS base/10, so ten times the time per I/O.
+    r = rows.get("rd_randread4k_qd1_cpu_us_per_io", {})
+    check("CPU per I/O, rd_mcp randread QD1: medians %g | %g us" % (10 * ma, 10 * mb),
+          close(r.get("median_A"), 10 * ma, 0.6) and close(r.get("median_B"), 10 * mb, 0.6), str(r))
+    check("table: a CPU per I/O row", "guest CPU per I/O, 4k randread QD32 [rd_mcp]" in out, out)
     want = {  # key: (median A, median B)
         "rd_randread4k_qd32_iops": (400, 330), "rd_randwrite4k_qd32_iops": (800, 660),
         "rd_seqread128k_qd32_mibs": (40, 33), "rd_randread4k_qd1_p50_us": (400, 330),
@@ -317,8 +357,9 @@ def older_artifacts(top):
     d = os.path.join(top, "old-layout")
     make_artifacts(d, older_layout=True, load=None)
     rc, out, js = run_report(d, "--no-plot")
-    check("older artifacts: exit 0, floor n/a, load not recorded",
+    check("older artifacts: exit 0, floor n/a, load and CPU not recorded",
           rc == 0 and "pattern floor: n/a" in out and "host load: not recorded" in out and
+          "guest CPU per I/O: not recorded" in out and js["cpu_rows"] is False and len(js["rows"]) == 10 and
           all(v["qd1_p50_x_floor"] is None for v in js["vs_raw"]) and js["host_load"] is None, "rc %d\n%s" % (rc, out))
 
 
@@ -335,6 +376,17 @@ def unusable_results(top):
     os.remove(os.path.join(d, "r3-B-nb-randread4k-qd1.json"))
     rc, out, js = run_report(d, "--no-plot")
     check("a round without its B side: exit 1", rc == 1 and "rounds" in out, "rc %d\n%s" % (rc, out))
+    d = os.path.join(top, "cpu-missing")
+    make_artifacts(d, load=QUIET)
+    os.remove(os.path.join(d, "r4-A-rd-randwrite4k-qd32.cpu"))
+    rc, out, js = run_report(d, "--no-plot")
+    check("CPU counters missing for one job of one round: exit 1", rc == 1 and "CPU counters" in out, "rc %d\n%s" % (rc, out))
+    d = os.path.join(top, "cpu-frozen")
+    make_artifacts(d, load=QUIET)
+    with open(os.path.join(d, "r2-B-nb-randread4k-qd1.cpu"), "w") as f:
+        f.write("ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_BEFORE))
+    rc, out, js = run_report(d, "--no-plot")
+    check("CPU counters that did not move: exit 1", rc == 1 and "no CPU time" in out, "rc %d\n%s" % (rc, out))
 
 
 top = tempfile.mkdtemp(prefix="selftest-bench-report.")

@@ -26,12 +26,21 @@ modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
 bench_backstores
 
-fio_job() { # fio_job TAG DEV fio-args...
-	local tag=$1 dev=$2; shift 2
+# fio_job TAG DEV fio-args...: one fio job, its JSON in $OUT/TAG.json and
+# the guest's CPU counters around it in $OUT/TAG.cpu (the aggregate 'cpu'
+# line of /proc/stat before and after, and the CPU count): bench-report.py
+# turns them into the guest's CPU time per I/O. The initiator side (fio,
+# the block layer, ib_srp) is the same on A and B, so B/A of that figure
+# moves with the target's CPU per I/O (and rxe's work on its behalf).
+fio_job() {
+	local tag=$1 dev=$2 cpu0 cpu1; shift 2
+	cpu0=$(head -n1 /proc/stat)
 	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio --size=${RD_MB}M \
 		--time_based --runtime="$RT" --ramp_time=2 --group_reporting --lat_percentiles=1 \
 		--output-format=json --output="$OUT/$tag.json" "$@" >/dev/null 2>&1 ||
 		fail "fio $tag failed"
+	cpu1=$(head -n1 /proc/stat)
+	printf 'ncpu %s\nbefore %s\nafter %s\n' "$(nproc)" "$cpu0" "$cpu1" >"$OUT/$tag.cpu"
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]
 r=j["read"]; w=j["write"]; e=j["error"]
 print("%-34s read %8.0f IOPS %7.1f MiB/s  write %8.0f IOPS  err=%d" % (sys.argv[2], r["iops"], r["bw"]/1024, w["iops"], e))
