@@ -37,12 +37,21 @@ ap.add_argument("--no-plot", action="store_true", help="write no bench.png")
 args = ap.parse_args()
 d, bside = args.dir, args.bside
 
+# The fio jobs every round runs per side and LUN (bench's guest scenario
+# names its results after them), and what each does.
+FIO_JOBS = [  # fio job, label
+    ("randread4k-qd32", "4k randread QD32"),
+    ("randwrite4k-qd32", "4k randwrite QD32"),
+    ("seqread128k-qd32", "128k seq read QD32"),
+    ("randread4k-qd1", "4k randread QD1"),
+]
+JOB_LABEL = dict(FIO_JOBS)
 JOBS = [  # key, fio job, field, label, unit, higher_is_better
-    ("randread4k_qd32_iops", "randread4k-qd32", "read.iops", "fio 4k randread QD32", "IOPS", True),
-    ("randwrite4k_qd32_iops", "randwrite4k-qd32", "write.iops", "fio 4k randwrite QD32", "IOPS", True),
-    ("seqread128k_qd32_mibs", "seqread128k-qd32", "read.bw_mib", "fio 128k seq read QD32", "MiB/s", True),
-    ("randread4k_qd1_p50_us", "randread4k-qd1", "read.p50_us", "fio 4k randread QD1 p50", "us", False),
-    ("randread4k_qd1_p99_us", "randread4k-qd1", "read.p99_us", "fio 4k randread QD1 p99", "us", False),
+    ("randread4k_qd32_iops", "randread4k-qd32", "read.iops", "fio " + JOB_LABEL["randread4k-qd32"], "IOPS", True),
+    ("randwrite4k_qd32_iops", "randwrite4k-qd32", "write.iops", "fio " + JOB_LABEL["randwrite4k-qd32"], "IOPS", True),
+    ("seqread128k_qd32_mibs", "seqread128k-qd32", "read.bw_mib", "fio " + JOB_LABEL["seqread128k-qd32"], "MiB/s", True),
+    ("randread4k_qd1_p50_us", "randread4k-qd1", "read.p50_us", "fio " + JOB_LABEL["randread4k-qd1"] + " p50", "us", False),
+    ("randread4k_qd1_p99_us", "randread4k-qd1", "read.p99_us", "fio " + JOB_LABEL["randread4k-qd1"] + " p99", "us", False),
 ]
 # Every job on both LUNs: rd_mcp and iblock on a memory-backed null_blk.
 LUNS = [("rd", "rd_mcp"), ("nb", "iblock/null_blk")]
@@ -92,6 +101,17 @@ def fmt(x, spec="%.3f"):
     return "n/a" if x is None else spec % x
 
 
+def paired_row(key, label, unit, higher_is_better, rounds, vals):
+    """One A/B row: the per-round values of each side (vals["A"], vals["B"],
+    in the order of rounds), their medians, B/A of the medians and the
+    median of the per-round ratios B_r/A_r (paired)."""
+    ma, mb = median(vals["A"]), median(vals["B"])
+    paired = [b / a for a, b in zip(vals["A"], vals["B"]) if a]
+    return dict(key=key, label=label, unit=unit, higher_is_better=higher_is_better, rounds=rounds,
+                A=vals["A"], B=vals["B"], median_A=ma, median_B=mb, ratio=ratio(mb, ma),
+                paired_ratio=round(median(paired), 3) if paired else None)
+
+
 result = {"A": "intree", "B": bside, "rows": []}
 rounds = None
 for key, job, field, label, unit, hib in rows:
@@ -104,11 +124,7 @@ for key, job, field, label, unit, hib in rows:
         sys.exit("bench-report: %s has rounds %s, other jobs %s" % (job, list(files["A"]), rounds))
     rounds = list(files["A"])
     vals = {side: [round(fio_value(files[side][r], field), 2) for r in rounds] for side in "AB"}
-    ma, mb = median(vals["A"]), median(vals["B"])
-    paired = [b / a for a, b in zip(vals["A"], vals["B"]) if a]
-    result["rows"].append(dict(key=key, label=label, unit=unit, higher_is_better=hib, rounds=rounds,
-                               A=vals["A"], B=vals["B"], median_A=ma, median_B=mb,
-                               ratio=ratio(mb, ma), paired_ratio=round(median(paired), 3) if paired else None))
+    result["rows"].append(paired_row(key, label, unit, hib, rounds, vals))
 nrounds = len(rounds)
 result["rounds"] = nrounds
 
@@ -122,12 +138,6 @@ result["rounds"] = nrounds
 # same on both sides, so B/A moves with the target's CPU per I/O (and
 # rxe's work on its behalf) but understates it. Artifacts of an older
 # bench have no TAG.cpu: no such rows. Some but not all: refused.
-CPU_JOBS = [  # fio job, label
-    ("randread4k-qd32", "4k randread QD32"),
-    ("randwrite4k-qd32", "4k randwrite QD32"),
-    ("seqread128k-qd32", "128k seq read QD32"),
-    ("randread4k-qd1", "4k randread QD1"),
-]
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system [idle iowait] irq softirq steal
 
 
@@ -157,7 +167,7 @@ def cpu_us_per_io(cpu_path, fio_path):
 cpu_files = glob.glob(os.path.join(d, "r*-[AB]-*.cpu"))
 result["cpu_rows"] = bool(cpu_files)
 for l, name in LUNS if cpu_files else []:
-    for job, label in CPU_JOBS:
+    for job, label in FIO_JOBS:
         vals = {}
         for side in "AB":
             cpus = by_round("r*-%s-%s-%s.cpu" % (side, l, job))
@@ -166,13 +176,8 @@ for l, name in LUNS if cpu_files else []:
                          % (l, job, list(cpus), side, rounds))
             jsons = by_round("r*-%s-%s-%s.json" % (side, l, job))
             vals[side] = [round(cpu_us_per_io(cpus[r], jsons[r]), 1) for r in rounds]
-        ma, mb = median(vals["A"]), median(vals["B"])
-        paired = [b / a for a, b in zip(vals["A"], vals["B"]) if a]
-        result["rows"].append(dict(key="%s_%s_cpu_us_per_io" % (l, job.replace("-", "_")),
-                                   label="guest CPU per I/O, %s [%s]" % (label, name), unit="us",
-                                   higher_is_better=False, rounds=rounds, A=vals["A"], B=vals["B"],
-                                   median_A=ma, median_B=mb, ratio=ratio(mb, ma),
-                                   paired_ratio=round(median(paired), 3) if paired else None))
+        result["rows"].append(paired_row("%s_%s_cpu_us_per_io" % (l, job.replace("-", "_")),
+                                         "guest CPU per I/O, %s [%s]" % (label, name), "us", False, rounds, vals))
 
 
 def perftest(pattern, cols):
