@@ -6,7 +6,9 @@ with known numbers, and the report's output checked against them: medians,
 B/A and paired ratios, the raw ceiling fraction and pattern-floor multiple,
 "other load" from the counters, the 7-round minimum, the LOADED and forced
 marks with their exit status, the "ceiling below SRP" mark, the guest's
-CPU time per I/O from the /proc/stat counters around each fio job, and an
+CPU time per I/O from the /proc/stat counters around each fio job, the
+guest clock (wall, or QEMU icount: then no perftest reports, and iowait
+left out of the CPU rows) named in every output, and an
 artifacts directory of the older layout (no ib_write_lat, no host-load.csv,
 no CPU counters).
 Runs in `make check` (suite harness). BENCH_REPORT=path checks another copy
@@ -389,11 +391,66 @@ def unusable_results(top):
     check("CPU counters that did not move: exit 1", rc == 1 and "no CPU time" in out, "rc %d\n%s" % (rc, out))
 
 
+def guest_clock(top):
+    # The guest's clock: wall by default (no icount line), icount named in
+    # the table, bench.json and bench.csv; a malformed clock refused.
+    d = os.path.join(top, "clock")
+    make_artifacts(d, load=QUIET)
+    rc, out, js = run_report(d, "--no-plot")
+    check("default clock: wall, no icount line", rc == 0 and js["clock"] == "wall" and "guest clock" not in out,
+          "rc %d\n%s" % (rc, out))
+    rc, out, js = run_report(d, "--no-plot", "--clock", "icount shift=0")
+    with open(os.path.join(d, "bench.csv")) as f:
+        cm = {c[0]: c for c in csv.reader(f)}
+    check("--clock 'icount shift=0': in the table, bench.json and bench.csv, figures unchanged",
+          rc == 0 and js["clock"] == "icount shift=0" and
+          "guest clock: icount shift=0: every time, rate and CPU share above is in the guest's instructions" in out and
+          cm.get("guest_clock", [""] * 5)[4] == "icount shift=0" and
+          [x for x in js["rows"] if x["key"] == "rd_randread4k_qd32_iops"][0]["paired_ratio"] == 1.083,
+          "rc %d\n%s" % (rc, out))
+    for bad in ("icount", "icount shift=11", "icount shift=auto", "host"):
+        rc, out, js = run_report(d, "--no-plot", "--clock", bad)
+        check("--clock %r refused: exit 1" % bad, rc == 1 and "--clock must be" in out, "rc %d\n%s" % (rc, out))
+
+
+def icount_layout(top):
+    # bench.sh under icount: one vCPU, no perftest reports, and an iowait
+    # counter that runs ahead of the guest's clock. The report needs no
+    # raw figures then (but still does on the wall clock), and the CPU
+    # rows leave iowait out: the same rows with 5000 more iowait ticks.
+    rows = {}
+    for name, extra_iowait in (("icount", 0), ("icount-iowait", 5000)):
+        d = os.path.join(top, name)
+        make_artifacts(d, load=QUIET)
+        for f in os.listdir(d):
+            if f.startswith("r") and "-ib_" in f or f == "raw-commands.txt":
+                os.remove(os.path.join(d, f))
+            elif f.endswith(".cpu") and extra_iowait:
+                with open(os.path.join(d, f)) as fh:
+                    lines = fh.read().splitlines()
+                after = lines[2].split()
+                after[6] = str(int(after[6]) + extra_iowait)  # "after", "cpu", user nice system idle iowait
+                lines[2] = " ".join(after)
+                with open(os.path.join(d, f), "w") as fh:
+                    fh.write("\n".join(lines) + "\n")
+        rc, out, js = run_report(d, "--no-plot", "--clock", "icount shift=2")
+        rows[name] = {r["key"]: r for r in js["rows"]} if js else {}
+        if not extra_iowait:
+            check("icount, no perftest reports: exit 0, raw figures 'not measured under icount'",
+                  rc == 0 and "raw rxe: not measured under icount" in out and js["raw_rxe"] == [] and js["vs_raw"] == [] and
+                  "SRP against the raw figures" not in out and len(js["rows"]) == 18, "rc %d\n%s" % (rc, out))
+            rc, out, js = run_report(d, "--no-plot")
+            check("wall clock, no perftest reports: exit 1", rc == 1 and "missing perftest results" in out, "rc %d\n%s" % (rc, out))
+    a, b = rows["icount"].get("rd_randread4k_qd32_cpu_us_per_io"), rows["icount-iowait"].get("rd_randread4k_qd32_cpu_us_per_io")
+    check("icount: CPU per I/O leaves iowait out (5000 more iowait ticks change nothing)",
+          a is not None and b is not None and a["A"] == b["A"] and a["B"] == b["B"], "%s\n%s" % (a, b))
+
+
 top = tempfile.mkdtemp(prefix="selftest-bench-report.")
 try:
     for case in (known_numbers, ceiling_above_srp, floor_above_srp, round_order, too_few_rounds,
                  loaded_during_run, loaded_at_the_gate, no_run_samples, older_artifacts,
-                 unusable_results):
+                 unusable_results, guest_clock, icount_layout):
         try:
             case(top)
         except Exception:
