@@ -296,11 +296,16 @@ result["host_load"] = load
 marks = []
 if nrounds < MIN_ROUNDS:
     marks.append("not a verdict: %d rounds (a verdict needs >= %d)" % (nrounds, MIN_ROUNDS))
-if load and load["gate_load1"] is not None and load["gate_load1"] >= args.max_load:
+# Under icount the host's load does not reach the figures: an A/A run
+# with 1.13 CPUs of other load (median; 1.51 max) gave paired ratios of
+# 0.996-1.003 on every row (3 Dec 2026, docs/bench/2026-12-03-icount-*).
+# The load is still recorded and printed, not marked.
+LOAD_COUNTS = not ICOUNT
+if LOAD_COUNTS and load and load["gate_load1"] is not None and load["gate_load1"] >= args.max_load:
     marks.append("LOADED: not a verdict (1-minute load average %.2f before the boot, >= %.2f)" % (load["gate_load1"], args.max_load))
-if load and not load["samples"]:
+if LOAD_COUNTS and load and not load["samples"]:
     marks.append("not a verdict: host-load.csv has no load samples of the run")
-if load and load["loaded_samples"]:
+if LOAD_COUNTS and load and load["loaded_samples"]:
     marks.append("LOADED: not a verdict (other load above %.2f CPUs in %d of %d 10 s samples, up to %.2f CPUs)"
                  % (args.max_load, load["loaded_samples"], len(load["samples"]), load["max_other_cpus"]))
 result["marks"] = marks
@@ -350,7 +355,7 @@ else:
           % (fmt(load["gate_load1"], "%.2f"), fmt(load["median_other_cpus"], "%.2f"), fmt(load["max_other_cpus"], "%.2f"), len(load["samples"]), args.max_load))
 if ICOUNT:
     print("guest clock: %s: every time, rate and CPU share above is in the guest's instructions (2^N ns each,"
-          " both vCPUs' together, idle time skipped), not in host seconds" % args.clock)
+          " one vCPU, idle time skipped), not in host seconds; the host's load does not count" % args.clock)
 print("(medians of %d rounds; paired = median of the per-round B/A; >1 is better for IOPS/MiB/s, <1 is better for latency and CPU per I/O)" % nrounds)
 if result["cpu_rows"]:
     print("(guest CPU per I/O: initiator and target together, in one guest; the initiator's share is the same on A and B)")

@@ -408,6 +408,21 @@ def guest_clock(top):
           cm.get("guest_clock", [""] * 5)[4] == "icount shift=0" and
           [x for x in js["rows"] if x["key"] == "rd_randread4k_qd32_iops"][0]["paired_ratio"] == 1.083,
           "rc %d\n%s" % (rc, out))
+    for name, load in (("clock-loaded-run", LOADED_RUN), ("clock-loaded-gate", LOADED_GATE)):
+        d2 = os.path.join(top, name)
+        make_artifacts(d2, load=load)
+        rc, out, js = run_report(d2, "--no-plot", "--clock", "icount shift=2")
+        check("icount on a loaded host (%s): a verdict, no LOADED mark, the load still printed" % name,
+              rc == 0 and "MARK" not in out and js["verdict"] is True and "host load: 1-minute load average" in out and
+              "the host's load does not count" in out, "rc %d\n%s" % (rc, out))
+        rc, out, js = run_report(d2, "--no-plot")
+        check("the same host load on the wall clock (%s): exit 3, LOADED" % name,
+              rc == 3 and "MARK: LOADED: not a verdict" in out, "rc %d\n%s" % (rc, out))
+    d3 = os.path.join(top, "clock-few")
+    make_artifacts(d3, rounds=5, load=QUIET)
+    rc, out, js = run_report(d3, "--no-plot", "--clock", "icount shift=2")
+    check("icount with 5 rounds: still 'not a verdict: 5 rounds' (exit 3)",
+          rc == 3 and "MARK: not a verdict: 5 rounds" in out, "rc %d\n%s" % (rc, out))
     for bad in ("icount", "icount shift=11", "icount shift=auto", "host"):
         rc, out, js = run_report(d, "--no-plot", "--clock", bad)
         check("--clock %r refused: exit 1" % bad, rc == 1 and "--clock must be" in out, "rc %d\n%s" % (rc, out))
