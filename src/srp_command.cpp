@@ -323,9 +323,12 @@ namespace
  * serialising what ksoftirqd and the worker did side by side. Issue 16's
  * benches: a section opened at every depth brought 4k randread QD1 total
  * latency to 0.91-0.93 of the in-tree driver's but QD32 reads to
- * 0.66-0.78; opened only up to this bound, QD1 reads 0.77-0.90 in two
- * 7-round runs, and QD32's submission latency is the same as without
- * sections (they do not open there). Two, not one: at queue depth 1 the
+ * 0.66-0.78; opened only up to this bound, QD1 reads 0.77-0.90 in three
+ * 7-round runs that always ran the port second, and 0.92 (rd_mcp) and
+ * 0.985 (iblock) in the first run that alternated the order: within the
+ * bench's noise (an in-tree/in-tree run spreads by 0.14). QD32's
+ * submission latency is the same as without sections (they do not open
+ * there). Two, not one: at queue depth 1 the
  * previous command may still hold its context until its send completion
  * is polled.
  */
