@@ -112,6 +112,13 @@ def load_line(d):
         return None, "host load not recorded"
     kv = read_kv(p)
     s, e, m = float(kv["load_start"]), float(kv["load_end"]), float(kv["max_load"])
+    clock = kv.get("clock", "wall")
+    if clock != "wall":
+        # QEMU -icount (bench-trace.sh BENCH_ICOUNT): the host's load does
+        # not reach the figures, only how long the run took.
+        return False, ("Guest clock: %s, one vCPU: every time, CPU figure and sample count here is in "
+                       "the guest's instructions (2^N ns each), not host seconds; the host's load "
+                       "(%.2f before the boot) does not change them." % (clock, s))
     # Only the reading before the boot tells: by the end the guest's own
     # two busy vCPUs are in the 1-minute average.
     if s >= m:
@@ -133,14 +140,19 @@ def main():
         p = os.path.join(d, side + "-driver.txt")
         drivers[side] = open(p).read().strip() if os.path.exists(p) else "?"
     loaded, load_text = load_line(d)
+    hl = os.path.join(d, "host-load.txt")
+    traced = not os.path.exists(hl) or read_kv(hl).get("stages", "1") != "0"
     result = {"drivers": drivers, "loaded": loaded, "stages": {}, "cpu": {}, "flame": {}}
     name = {"intree": "the in-tree ib_srpt", "port": "the port"}
     md = ["# bench-trace: A = %s, B = %s" % (name.get(drivers["A"], drivers["A"]),
                                              name.get(drivers["B"], drivers["B"])), "", load_text, ""]
-    md += ["## One QD1 command, stage by stage", "",
-           "Microseconds, median (p50) and p90 over the commands paired from their receive",
-           "completion to their send completion (kprobe events; their own cost is inside).", ""]
-    for lun, lun_name in LUNS:
+    md += ["## One QD1 command, stage by stage", ""]
+    if traced:
+        md += ["Microseconds, median (p50) and p90 over the commands paired from their receive",
+               "completion to their send completion (kprobe events; their own cost is inside).", ""]
+    else:
+        md += ["Not traced (BT_STAGES=0): CPU windows and flame graphs only.", ""]
+    for lun, lun_name in LUNS if traced else []:
         for job, kind, job_name in JOBS:
             st = {side: stages_of(d, side, lun, job, kind) for side in SIDES}
             result["stages"]["%s-%s" % (lun, job)] = st
@@ -168,7 +180,8 @@ def main():
            "CPU of the guest (/proc/stat: fio, ib_srp, rxe and the target; the initiator's part",
            "is the same on both sides); *target*: the guest figure times the share of the busy",
            "cpu-clock samples that have a target frame (ib_srpt, LIO, its backends, the target's",
-           "CQ poll work).", "",
+           "CQ poll work). The port's post sections run the pending softirqs (rxe's work)",
+           "inside its response path: at QD1 those samples count as the target's too.", "",
            "| LUN | job | QD | A IOPS | B IOPS | A guest | B guest | B/A | A target | B target | B/A |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     ksyms = {side: ksyms_of(d, side) for side in SIDES}

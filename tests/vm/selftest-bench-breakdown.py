@@ -365,6 +365,27 @@ def test_report(tmp):
     r = run_report(d2)
     check("report: a missing CPU window fails (exit 1, named)",
           r.returncode == 1 and "B-nb-randread-qd32" in r.stdout, r.stdout[-300:])
+    # bench-trace under icount with BT_STAGES=0: no stage traces, the
+    # clock named, no loaded mark whatever the load before the boot.
+    d4 = os.path.join(tmp, "icount-untraced")
+    os.makedirs(d4)
+    make_dir(d4, "2.50")
+    for f in os.listdir(d4):
+        if "-stages." in f:
+            os.remove(os.path.join(d4, f))
+    with open(os.path.join(d4, "host-load.txt"), "a") as f:
+        f.write("clock icount shift=2\nstages 0\n")
+    r = run_report(d4)
+    md4 = open(os.path.join(d4, "breakdown.md")).read() if os.path.exists(os.path.join(d4, "breakdown.md")) else ""
+    check("report: icount, BT_STAGES=0: exit 0, 'Not traced', the clock named, no loaded mark, CPU rows kept",
+          r.returncode == 0 and "Not traced (BT_STAGES=0)" in md4 and "Guest clock: icount shift=2" in md4 and
+          "Loaded host" not in md4 and "| rd_mcp | randread | 32 |" in md4 and "Incomplete" not in md4,
+          r.stdout[-600:])
+    with open(os.path.join(d4, "host-load.txt"), "w") as f:
+        f.write("load_start 2.50\nload_end 2.20\nmax_load 0.5\nclock wall\nstages 1\n")
+    r = run_report(d4)
+    check("report: the same directory with stages expected: exit 1, the stage traces named missing",
+          r.returncode == 1 and "missing A-rd-randread-stages.trace.gz" in r.stdout, r.stdout[-300:])
     d3 = os.path.join(tmp, "unpaired")
     os.makedirs(d3)
     make_dir(d3, "0.10")

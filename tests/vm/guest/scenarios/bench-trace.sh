@@ -49,14 +49,17 @@ for side in A B; do
 	side_symbols "$side" "$drv"
 	echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1, $(cat "/sys/class/scsi_host/$SRP_HOST/ch_count") channels"
 
-	step "side $side ($drv): QD1 stages (kprobe events)"
-	probes_add "$drv" "$OUT/$side-probes.txt"
-	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
-		l=${lun%%:*} dev=${lun#*:}
-		trace_window "$side-$l-randread-stages" "$dev" randread
-		trace_window "$side-$l-randwrite-stages" "$dev" randwrite
-	done
-	probes_del
+	# BT_STAGES=0: the CPU windows only (bench-trace.sh says when).
+	if [ "${BT_STAGES:-1}" = 1 ]; then
+		step "side $side ($drv): QD1 stages (kprobe events)"
+		probes_add "$drv" "$OUT/$side-probes.txt"
+		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
+			l=${lun%%:*} dev=${lun#*:}
+			trace_window "$side-$l-randread-stages" "$dev" randread
+			trace_window "$side-$l-randwrite-stages" "$dev" randwrite
+		done
+		probes_del
+	fi
 
 	step "side $side ($drv): CPU per I/O (no probes)"
 	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
