@@ -34,15 +34,14 @@ for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
 done
 [[ $BENCH_MAX_LOAD =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_MAX_LOAD must be a number (CPUs)"
-BENCH_ICOUNT=${BENCH_ICOUNT:-}
 BT_STAGES=${BT_STAGES:-1}
 case $BT_STAGES in 0|1) ;; *) die "BT_STAGES must be 0 or 1";; esac
-[[ -z $BENCH_ICOUNT || $BENCH_ICOUNT =~ ^([0-9]|10)$ ]] || die "BENCH_ICOUNT must be empty or a shift from 0 to 10"
 # Per side: 4 traced jobs of TRACE_S + 3 s (and the dump of their events),
 # 8 CPU windows of CPU_S + 8 s plus perf's set-up and perf script (~25 s
 # under TCG), about a minute of login and set-up; three times that, plus
 # the boot and the backstores.
 VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + 60)))}
+guest_clock_setup "$user_vm_timeout"  # BENCH_ICOUNT (common.sh)
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
 dir="$ART_BASE/bench-trace"
@@ -64,25 +63,15 @@ t0=$(date +%s)
 SRPT=intree make_payload "$dir" bench-trace single "$with_port" \
 	"BENCH_B=$BENCH_B" "BT_TRACE_S=$BT_TRACE_S" "BT_CPU_S=$BT_CPU_S" "BT_PERF_HZ=$BT_PERF_HZ" \
 	"BT_STAGES=$BT_STAGES"
-# BENCH_ICOUNT: one vCPU, as in bench.sh (which says why).
-clock=wall
-smp=2
-qemu_clock=()
-if [ -n "$BENCH_ICOUNT" ]; then
-	clock="icount shift=$BENCH_ICOUNT"
-	smp=1
-	qemu_clock=(-icount "shift=$BENCH_ICOUNT,sleep=off")
-	[ -z "$user_vm_timeout" ] && [ "$BENCH_ICOUNT" -lt 2 ] && VM_TIMEOUT=$((VM_TIMEOUT * 4))
-fi
-echo "bench-trace: guest clock: $clock, $smp vCPU(s)"
-start_guest "$dir" "$smp" 2G "${qemu_clock[@]}"
+echo "bench-trace: guest clock: $GUEST_CLOCK, $GUEST_SMP vCPU(s)"
+start_guest "$dir" "$GUEST_SMP" 2G "${GUEST_CLOCK_ARGS[@]}"
 hung=0
 wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" || hung=1
 read -r load_end _ </proc/loadavg
 collect "$dir"
 [ -d "$dir/guest/bench-trace" ] && mv "$dir/guest/bench-trace"/* "$dir/" && rm -rf "$dir/guest"
 printf 'load_start %s\nload_end %s\nmax_load %s\nclock %s\nstages %s\n' "$load_start" "$load_end" \
-	"$BENCH_MAX_LOAD" "$clock" "$BT_STAGES" >"$dir/host-load.txt"
+	"$BENCH_MAX_LOAD" "$GUEST_CLOCK" "$BT_STAGES" >"$dir/host-load.txt"
 if [ "$hung" = 1 ]; then echo "bench-trace: FAIL: guest hung, killed after ${VM_TIMEOUT}s"; exit 1; fi
 rc=$(cat "$dir/rc" 2>/dev/null)
 if [ "$rc" != 0 ]; then

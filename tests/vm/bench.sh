@@ -37,7 +37,6 @@ BENCH_RUNTIME=${BENCH_RUNTIME:-8}
 BENCH_MAX_LOAD=${BENCH_MAX_LOAD:-0.5}
 BENCH_LOAD_WAIT=${BENCH_LOAD_WAIT:-120}
 BENCH_FORCE=${BENCH_FORCE:-0}
-BENCH_ICOUNT=${BENCH_ICOUNT:-}
 BENCH_MIN_ROUNDS=7  # the same as bench-report.py's MIN_ROUNDS
 case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
 case $BENCH_FORCE in 0|1) ;; *) die "BENCH_FORCE must be 0 or 1";; esac
@@ -45,7 +44,6 @@ case $BENCH_FORCE in 0|1) ;; *) die "BENCH_FORCE must be 0 or 1";; esac
 [[ $BENCH_RUNTIME =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNTIME must be a positive integer"
 [[ $BENCH_MAX_LOAD =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_MAX_LOAD must be a number (CPUs)"
 [[ $BENCH_LOAD_WAIT =~ ^[0-9]+$ ]] || die "BENCH_LOAD_WAIT must be seconds"
-[[ -z $BENCH_ICOUNT || $BENCH_ICOUNT =~ ^([0-9]|10)$ ]] || die "BENCH_ICOUNT must be empty or a shift from 0 to 10"
 if [ "$BENCH_ROUNDS" -lt "$BENCH_MIN_ROUNDS" ] && [ "$BENCH_FORCE" != 1 ]; then
 	die "BENCH_ROUNDS=$BENCH_ROUNDS: at least $BENCH_MIN_ROUNDS rounds make a verdict (BENCH_FORCE=1 runs fewer, reported as 'not a verdict')"
 fi
@@ -53,6 +51,7 @@ fi
 # logins, targetcli and perftest on an idle host; allow twice that per
 # round, plus the boot and the backstores.
 VM_TIMEOUT=${user_vm_timeout:-$((600 + BENCH_ROUNDS * 2 * (16 * (BENCH_RUNTIME + 2) + 60)))}
+guest_clock_setup "$user_vm_timeout"  # BENCH_ICOUNT (common.sh)
 
 # load_above LOAD: whether LOAD (a decimal) is at or above BENCH_MAX_LOAD.
 load_above() { awk -v l="$1" -v m="$BENCH_MAX_LOAD" 'BEGIN { exit !(l >= m) }'; }
@@ -132,34 +131,18 @@ sample_while() {
 	done
 }
 
-# BENCH_ICOUNT: the guest's clock counts instructions, on one vCPU: with
-# -icount and -smp 2, QEMU 7.2 (bookworm) runs the vCPUs in turns in one
-# host thread and the 6.1 guest hangs at "x86: Booting SMP configuration"
-# for every shift, sleep=on or off, -cpu max, Haswell or qemu64 (3 Dec
-# 2026; -smp 1 boots).
-# No raw rxe figures then (BENCH_RAW=0): perftest's polling client and
-# server and rxe take turns on the one vCPU per scheduler tick
+# Under icount no raw rxe figures (BENCH_RAW=0): perftest's polling client
+# and server and rxe take turns on the one vCPU per scheduler tick
 # (ib_send_lat: 4000 us typical, HZ=250).
-clock=wall
-smp=2
 raw=1
-qemu_clock=()
-if [ -n "$BENCH_ICOUNT" ]; then
-	clock="icount shift=$BENCH_ICOUNT"
-	smp=1
-	raw=0
-	qemu_clock=(-icount "shift=$BENCH_ICOUNT,sleep=off")
-	# Below shift 2 a guest second takes a few host seconds (shift 0: about
-	# 3 on this host's two cores).
-	[ -z "$user_vm_timeout" ] && [ "$BENCH_ICOUNT" -lt 2 ] && VM_TIMEOUT=$((VM_TIMEOUT * 4))
-fi
+[ -n "$BENCH_ICOUNT" ] && raw=0
 echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again: B/A shows the noise)')"
-echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, $smp vCPU(s), guest clock: $clock), artifacts $dir"
+echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, $GUEST_SMP vCPU(s), guest clock: $GUEST_CLOCK), artifacts $dir"
 echo "bench: load gate: 1-minute load average $gate_load (BENCH_MAX_LOAD=$BENCH_MAX_LOAD); other load sampled every 10 s into $load_csv"
 t0=$(date +%s)
 SRPT=intree make_payload "$dir" bench single "$with_port" \
 	"BENCH_B=$BENCH_B" "BENCH_ROUNDS=$BENCH_ROUNDS" "BENCH_RUNTIME=$BENCH_RUNTIME" "BENCH_RAW=$raw"
-start_guest "$dir" "$smp" 2G "${qemu_clock[@]}"
+start_guest "$dir" "$GUEST_SMP" 2G "${GUEST_CLOCK_ARGS[@]}"
 sample_while "$GUEST_PID" &
 sampler_pid=$!
 hung=0
@@ -178,7 +161,7 @@ if [ "$rc" != 0 ]; then
 fi
 force=()
 [ "$BENCH_FORCE" = 1 ] && force=(--force)
-"$PY" "$VM_DIR/bench-report.py" "$dir" "$BENCH_B" --max-load "$BENCH_MAX_LOAD" --clock "$clock" "${force[@]}"
+"$PY" "$VM_DIR/bench-report.py" "$dir" "$BENCH_B" --max-load "$BENCH_MAX_LOAD" --clock "$GUEST_CLOCK" "${force[@]}"
 report_rc=$?
 echo "bench: finished in $(( $(date +%s) - t0 ))s"
 exit "$report_rc"

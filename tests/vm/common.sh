@@ -103,6 +103,35 @@ start_guest() {
 	echo "$GUEST_PID" >"$dir/qemu.pid"
 }
 
+# guest_clock_setup USER_VM_TIMEOUT: the bench guests' clock, from
+# BENCH_ICOUNT (empty: the host's clock, 2 vCPUs; N in 0-10: QEMU
+# -icount shift=N,sleep=off, the guest's clock counts its instructions).
+# Sets GUEST_CLOCK (for the logs and bench-report's --clock), GUEST_SMP
+# and GUEST_CLOCK_ARGS (for start_guest). Below shift 2 a guest second
+# takes a few host seconds (shift 0: about 3 on this host's two cores), so
+# VM_TIMEOUT is multiplied by 4 unless the user set it (USER_VM_TIMEOUT
+# non-empty).
+# Why one vCPU: with -icount and -smp 2, QEMU 7.2 (bookworm) runs the
+# vCPUs in turns in one host thread and the 6.1 guest hangs at "x86:
+# Booting SMP configuration" for every shift, sleep=on or off, -cpu max,
+# Haswell or qemu64 (3 Dec 2026; -smp 1 boots).
+guest_clock_setup() {
+	local user_vm_timeout=$1
+	BENCH_ICOUNT=${BENCH_ICOUNT:-}
+	[[ -z $BENCH_ICOUNT || $BENCH_ICOUNT =~ ^([0-9]|10)$ ]] ||
+		die "BENCH_ICOUNT must be empty or a shift from 0 to 10"
+	GUEST_CLOCK=wall
+	GUEST_SMP=2
+	GUEST_CLOCK_ARGS=()
+	[ -n "$BENCH_ICOUNT" ] || return 0
+	GUEST_CLOCK="icount shift=$BENCH_ICOUNT"
+	GUEST_SMP=1
+	GUEST_CLOCK_ARGS=(-icount "shift=$BENCH_ICOUNT,sleep=off")
+	if [ -z "$user_vm_timeout" ] && [ "$BENCH_ICOUNT" -lt 2 ]; then
+		VM_TIMEOUT=$((VM_TIMEOUT * 4))
+	fi
+}
+
 # wait_guest DIR PID TIMEOUT [BOOT_TIMEOUT]: 0 if the guest powered off in
 # time, 1 if it was killed by the timeout (by its PID only), 2 if it was
 # killed because its init had not started the scenario ("guest: kernel"
