@@ -302,13 +302,14 @@ if nrounds < MIN_ROUNDS:
 # 2026, docs/bench/2026-12-03-icount-*).
 # The load is still recorded and printed, not marked.
 LOAD_COUNTS = not ICOUNT
-if LOAD_COUNTS and load and load["gate_load1"] is not None and load["gate_load1"] >= args.max_load:
-    marks.append("LOADED: not a verdict (1-minute load average %.2f before the boot, >= %.2f)" % (load["gate_load1"], args.max_load))
-if LOAD_COUNTS and load and not load["samples"]:
-    marks.append("not a verdict: host-load.csv has no load samples of the run")
-if LOAD_COUNTS and load and load["loaded_samples"]:
-    marks.append("LOADED: not a verdict (other load above %.2f CPUs in %d of %d 10 s samples, up to %.2f CPUs)"
-                 % (args.max_load, load["loaded_samples"], len(load["samples"]), load["max_other_cpus"]))
+if LOAD_COUNTS and load:
+    if load["gate_load1"] is not None and load["gate_load1"] >= args.max_load:
+        marks.append("LOADED: not a verdict (1-minute load average %.2f before the boot, >= %.2f)" % (load["gate_load1"], args.max_load))
+    if not load["samples"]:
+        marks.append("not a verdict: host-load.csv has no load samples of the run")
+    if load["loaded_samples"]:
+        marks.append("LOADED: not a verdict (other load above %.2f CPUs in %d of %d 10 s samples, up to %.2f CPUs)"
+                     % (args.max_load, load["loaded_samples"], len(load["samples"]), load["max_other_cpus"]))
 result["marks"] = marks
 result["verdict"] = not marks
 result["forced"] = args.force
