@@ -106,11 +106,16 @@ def cpu_of(d, side, lun, job, qd, ksyms):
     return out, stacks
 
 
-def load_line(d):
+def read_host_load(d):
+    """bench-trace.sh's host-load.txt as a dict, None if it is missing."""
     p = os.path.join(d, "host-load.txt")
-    if not os.path.exists(p):
+    return read_kv(p) if os.path.exists(p) else None
+
+
+def load_line(kv):
+    """(loaded, text) for host-load.txt's dict kv (None: not recorded)."""
+    if kv is None:
         return None, "host load not recorded"
-    kv = read_kv(p)
     s, e, m = float(kv["load_start"]), float(kv["load_end"]), float(kv["max_load"])
     clock = kv.get("clock", "wall")
     if clock != "wall":
@@ -139,9 +144,9 @@ def main():
     for side in SIDES:
         p = os.path.join(d, side + "-driver.txt")
         drivers[side] = open(p).read().strip() if os.path.exists(p) else "?"
-    loaded, load_text = load_line(d)
-    hl = os.path.join(d, "host-load.txt")
-    traced = not os.path.exists(hl) or read_kv(hl).get("stages", "1") != "0"
+    host_load = read_host_load(d)
+    loaded, load_text = load_line(host_load)
+    traced = host_load is None or host_load.get("stages", "1") != "0"
     result = {"drivers": drivers, "loaded": loaded, "stages": {}, "cpu": {}, "flame": {}}
     name = {"intree": "the in-tree ib_srpt", "port": "the port"}
     md = ["# bench-trace: A = %s, B = %s" % (name.get(drivers["A"], drivers["A"]),

@@ -386,6 +386,13 @@ def test_report(tmp):
     r = run_report(d4)
     check("report: the same directory with stages expected: exit 1, the stage traces named missing",
           r.returncode == 1 and "missing A-rd-randread-stages.trace.gz" in r.stdout, r.stdout[-300:])
+    # An older artifacts directory without host-load.txt: the stages are
+    # expected (as before BT_STAGES) and the load is said to be unrecorded.
+    os.remove(os.path.join(d4, "host-load.txt"))
+    r = run_report(d4)
+    check("report: no host-load.txt: 'host load not recorded', the stage traces expected (exit 1, named)",
+          r.returncode == 1 and "missing A-rd-randread-stages.trace.gz" in r.stdout and
+          "host load not recorded" in open(os.path.join(d4, "breakdown.md")).read(), r.stdout[-300:])
     d3 = os.path.join(tmp, "unpaired")
     os.makedirs(d3)
     make_dir(d3, "0.10")
