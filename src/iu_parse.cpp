@@ -120,13 +120,14 @@ CmdCheck parse_immediate(std::span<const uint8_t> iu, uint64_t off,
 
 uint64_t lun_to_u64(const wire::Lun &lun)
 {
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < sizeof(lun.bytes); i += 2)
-		v |= static_cast<uint64_t>((lun.bytes[i] << 8) |
-					   lun.bytes[i + 1])
-		     << (i * 8);
-	return v;
+	/* Level i's two bytes, big-endian, at bit 16 * i; written out: g++
+	 * keeps a loop here a loop. */
+	const auto level = [&lun](unsigned i) {
+		return uint64_t{wire::load<wire::Be16>(lun.bytes + 2 * i).get()}
+		       << (16 * i);
+	};
+	static_assert(sizeof(lun.bytes) == 8);
+	return level(0) | level(1) | level(2) | level(3);
 }
 
 CmdCheck parse_cmd(std::span<const uint8_t> iu, const ChannelLimits &lim,

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cstring>
 
 #include "srpt/wire/dm_mad.hpp"
@@ -51,6 +52,48 @@ TEST(WireEndian, Be64RoundTripsAllBytes)
 	EXPECT_EQ(v.get(), 0x0102030405060708ull);
 	v.set(~0ull);
 	EXPECT_EQ(v.get(), ~0ull);
+}
+
+/*
+ * get()/set() have two paths: a byte loop in constant evaluation, a load
+ * and a byte swap at run time. Both must give the same bytes and values.
+ */
+template <typename B, typename T>
+constexpr B set_to(T v)
+{
+	B b{};
+	b.set(v);
+	return b;
+}
+
+template <typename B, typename T>
+void expect_paths_agree(T v)
+{
+	const B at_run_time = set_to<B>(v);
+	const auto constant =
+	    std::bit_cast<std::array<uint8_t, sizeof(B)>>(set_to<B>(v));
+	EXPECT_EQ(bytes_of(at_run_time), constant) << std::hex << +v;
+	B from_bytes{};
+	std::memcpy(&from_bytes, constant.data(), sizeof(B));
+	EXPECT_EQ(from_bytes.get(), v) << std::hex << +v;
+}
+
+static_assert(set_to<Be16>(uint16_t{0xa1b2}).get() == 0xa1b2);
+static_assert(set_to<Be32>(0xa1b2c3d4u).get() == 0xa1b2c3d4u);
+static_assert(set_to<Be64>(0xa1b2c3d4e5f60718ull).get() ==
+	      0xa1b2c3d4e5f60718ull);
+static_assert(std::bit_cast<std::array<uint8_t, 4>>(set_to<Be32>(
+		  0x01020304u)) == std::array<uint8_t, 4>{1, 2, 3, 4});
+
+TEST(WireEndian, ConstantAndRunTimePathsAgree)
+{
+	for (const uint64_t v :
+	     {0ull, 1ull, 0x80ull, 0xff00ull, 0x0102030405060708ull,
+	      0x8000000000000001ull, 0xa1b2c3d4e5f60718ull, ~0ull}) {
+		expect_paths_agree<Be16>(static_cast<uint16_t>(v));
+		expect_paths_agree<Be32>(static_cast<uint32_t>(v));
+		expect_paths_agree<Be64>(v);
+	}
 }
 
 TEST(WireEndian, ReadsFromRawBytes)
