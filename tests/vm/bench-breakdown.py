@@ -2,7 +2,9 @@
 """Report of `make bench-trace` (tests/vm/bench-trace.sh): from the guest's
 files in DIR, where one QD1 command's time goes stage by stage on each
 driver (trace_stages.py), the CPU time per I/O at QD1 and QD32
-(perf_stacks.py) and a flame graph per driver and LUN (flamegraph.py).
+(perf_stacks.py), a flame graph per driver and LUN (flamegraph.py) and,
+from a run with BT_CENSUS=1, the calls per I/O of the census functions
+(call_census.py).
 
   bench-breakdown.py DIR
 
@@ -17,6 +19,7 @@ import sys
 # the modules next to this file; no __pycache__ left in the source tree
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import call_census  # noqa: E402
 import flamegraph  # noqa: E402
 import perf_stacks  # noqa: E402
 import trace_stages  # noqa: E402
@@ -215,6 +218,18 @@ def main():
                     fmt(ratio(b.get("target_us_per_io"), a.get("target_us_per_io")), 3)))
     md += ["", "Flame graphs (4k randread QD1): " + ", ".join(
         "%s %s" % (k, v) for k, v in sorted(result["flame"].items())), ""]
+    if host_load is not None and host_load.get("census", "0") == "1":
+        census, census_errors = call_census.load(d)
+        errors.extend(census_errors)
+        result["census"] = {"%s-%s" % (side, job): {"ios": ios, "per_io": per_io}
+                            for (side, job), (ios, per_io) in census.items()}
+        md += ["## Calls per I/O (BT_CENSUS=1)", "",
+               "How often each probed kernel function ran per completed I/O, A / B and (B - A),",
+               "from kprobe hit counts over a window of its own (exact counts; the probes' cost",
+               "changes the timing only). Differences of 0.5 or more are in bold. The initiator,",
+               "rxe and LIO are the same on both sides: every difference is the target driver's,",
+               "directly or through what it asks of them.", ""]
+        md += call_census.table(census) + [""]
     if errors:
         md += ["Incomplete:", ""] + ["- " + e for e in errors] + [""]
     result["errors"] = errors

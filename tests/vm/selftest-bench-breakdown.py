@@ -410,10 +410,64 @@ def test_report(tmp):
           r.returncode == 1 and "A rd randwrite: no command paired" in r.stdout, r.stdout[-300:])
 
 
+def write_census(d, side, job, ios, hits):
+    with open(os.path.join(d, "%s-%s.census" % (side, job)), "w") as f:
+        f.write("ios %d\n" % ios)
+        for name, n in hits.items():
+            f.write("c_%s %d\n" % (name, n))
+
+
+def test_census(tmp):
+    """BT_CENSUS=1: calls per I/O from kprobe hit counts, B - A."""
+    d = os.path.join(tmp, "census")
+    os.makedirs(d)
+    make_dir(d, "0.10")
+    with open(os.path.join(d, "host-load.txt"), "a") as f:
+        f.write("clock icount shift=2\nstages 1\ncensus 1\n")
+    jobs = ["%s-%s-qd%d" % (l, rw, qd) for l in ("rd", "nb") for rw in ("randread", "randwrite") for qd in (1, 32)]
+    for job in jobs:
+        # A: 2000 I/Os, 132000 irqsave locks (66 per I/O); B: 1000 I/Os,
+        # 73000 (73 per I/O); kfree 12 and 14 per I/O; srp_queuecommand
+        # one per I/O on both; B lacks a probe A has (a refused probe).
+        write_census(d, "A", job, 2000, {"_raw_spin_lock_irqsave": 132000, "kfree": 24000,
+                                          "srp_queuecommand": 2000, "rxe_poll_cq": 100})
+        write_census(d, "B", job, 1000, {"_raw_spin_lock_irqsave": 73000, "kfree": 14000,
+                                          "srp_queuecommand": 1000})
+    r = run_report(d)
+    md = open(os.path.join(d, "breakdown.md")).read() if os.path.exists(os.path.join(d, "breakdown.md")) else ""
+    check("census: exit 0, the section present", r.returncode == 0 and "## Calls per I/O (BT_CENSUS=1)" in md,
+          r.stdout[-600:])
+    row = [l for l in md.splitlines() if l.startswith("| `_raw_spin_lock_irqsave` |")]
+    check("census: per I/O A / B (B - A), a difference of 0.5 or more in bold",
+          len(row) == 1 and row[0].count("66.00 / 73.00 (**+7.00**)") == 8, str(row))
+    rows = [l for l in md.splitlines() if l.startswith("| `")]
+    check("census: rows ordered by the largest difference; equal counts plain",
+          [r_.split("`")[1] for r_ in rows[:3]] == ["_raw_spin_lock_irqsave", "kfree", "rxe_poll_cq"] and
+          "1.00 / 1.00 (+0.00)" in md, str(rows))
+    check("census: a probe one side lacks shows '-'",
+          any(l.startswith("| `rxe_poll_cq` | - |") for l in rows), str(rows))
+    check("census: the I/O counts of each window", "| *I/Os in the window, A / B* | 2000 / 1000 |" in md)
+    os.remove(os.path.join(d, "B-nb-randwrite-qd32.census"))
+    write_census(d, "A", "rd-randread-qd1", 0, {"kfree": 0})
+    r = run_report(d)
+    check("census: a missing file and a window without I/O fail (exit 1, named)",
+          r.returncode == 1 and "missing B-nb-randwrite-qd32.census" in r.stdout and
+          "A-rd-randread-qd1.census: no I/O completed in the window" in r.stdout, r.stdout[-600:])
+    # Without 'census 1' in host-load.txt the files are not read.
+    with open(os.path.join(d, "host-load.txt"), "w") as f:
+        f.write("load_start 0.10\nload_end 2.20\nmax_load 0.5\nclock wall\nstages 1\ncensus 0\n")
+    r = run_report(d)
+    check("census: BT_CENSUS=0: no section, the census files not read",
+          r.returncode == 0 and "Calls per I/O" not in r.stdout, r.stdout[-300:])
+    out = subprocess.run([PY, os.path.join(CODE, "call_census.py")], capture_output=True, text=True, timeout=60)
+    check("census: call_census.py without a directory prints its usage, exit 2",
+          out.returncode == 2 and "call_census.py DIR" in out.stdout, out.stdout[-300:])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="selftest-bench-breakdown.")
     try:
-        for t in (test_pairing, test_perf, lambda: test_report(tmp)):
+        for t in (test_pairing, test_perf, lambda: test_report(tmp), lambda: test_census(tmp)):
             try:
                 t()
             except Exception:

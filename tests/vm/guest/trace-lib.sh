@@ -1,6 +1,7 @@
 # The bench-trace scenario's measuring windows: kprobe events on the stages
-# of one SRP command (trace_window) and CPU time per I/O with cpu-clock
-# samples (cpu_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
+# of one SRP command (trace_window), CPU time per I/O with cpu-clock
+# samples (cpu_window) and, with BT_CENSUS=1, calls per I/O of a set of
+# kernel functions (census_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
 # The host side, tests/vm/bench-breakdown.py, pairs the events and reduces
 # the samples; docs/testing-vm.md ("bench-trace") says what each figure is.
 # shellcheck shell=bash
@@ -9,6 +10,7 @@ TR=/sys/kernel/tracing
 BT_TRACE_S=${BT_TRACE_S:-3}   # seconds of tracing per QD1 job
 BT_CPU_S=${BT_CPU_S:-6}       # seconds of each CPU window
 BT_PERF_HZ=${BT_PERF_HZ:-499} # cpu-clock samples per second and CPU
+BT_CENSUS_S=${BT_CENSUS_S:-8} # seconds of each census window
 
 # trace_setup: tracefs mounted, a clock that is the same on every CPU (a
 # command's stages run on different CPUs: the CQ's poll work, LIO's
@@ -183,4 +185,76 @@ cpu_window() {
 	fi
 	rm -f /tmp/bt.perf.data
 	echo "$tag: $(tr '\n' ' ' <"$OUT/$tag.cpu")"
+}
+
+# ---- the call census (BT_CENSUS=1; tests/vm/call_census.py reads it) ----
+# Kernel functions both drivers reach, directly or through rxe, LIO and the
+# allocator: locks, softirq and work scheduling, wake-ups, allocations,
+# rxe's posting and task runs, the CQ poll work, rdma_rw, LIO's command
+# life, and the initiator's queuecommand and completions as anchors (one
+# per I/O on both sides). Functions a kernel does not have, or refuses a
+# probe on, are named in the log and left out of that side's counts.
+CENSUS_FUNCS="_raw_spin_lock _raw_spin_lock_irq _raw_spin_lock_irqsave
+_raw_spin_unlock_irqrestore _raw_spin_lock_bh __local_bh_enable_ip
+__tasklet_schedule queue_work_on __queue_work try_to_wake_up
+__kmalloc kmalloc_trace __kmem_cache_alloc_node kmem_cache_alloc kfree
+kmem_cache_free __alloc_pages __free_pages mempool_alloc mempool_free
+ktime_get rxe_post_send rxe_post_recv rxe_poll_cq rxe_req_notify_cq
+rxe_run_task rxe_do_task rxe_requester rxe_completer rxe_responder
+rxe_xmit_packet rxe_rcv ib_cq_poll_work __ib_process_cq rdma_rw_ctx_init
+rdma_rw_ctx_wrs rdma_rw_ctx_destroy target_init_cmd target_submit_prep
+target_submit target_execute_cmd target_complete_cmd
+transport_generic_free_cmd target_put_sess_cmd target_alloc_sgl
+target_free_sgl srp_queuecommand srp_recv_done srp_send_done"
+
+# census_add: one kprobe event per function (group srptcensus), enabled;
+# the ring buffer stays off: only kprobe_profile's hit counts are read.
+census_add() {
+	local f n=0
+	echo 0 >$TR/tracing_on
+	for f in $CENSUS_FUNCS; do
+		if echo "p:srptcensus/c_$f $f" >>$TR/kprobe_events 2>/dev/null; then
+			n=$((n + 1))
+		else
+			echo "census: no probe on $f: $(tail -1 $TR/error_log 2>/dev/null | sed 's/^ *//')"
+		fi
+	done
+	[ "$n" -gt 0 ] || fail "census: no probe could be placed"
+	echo 1 >$TR/events/srptcensus/enable || fail "enable the census probes"
+	ok "census: $n probes"
+}
+
+census_del() {
+	echo 0 >$TR/events/srptcensus/enable
+	echo >$TR/kprobe_events || fail "census probes could not be removed"
+}
+
+# census_window TAG DEV RW QD: fio at QD; over BT_CENSUS_S seconds of its
+# steady state, the I/Os the initiator's disk completed and each census
+# probe's hits (kprobe_profile: event, hits, misses), in $OUT/TAG.census.
+census_window() {
+	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1
+	read -r -a s0 <"$bstat"
+	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CENSUS_S + 8))
+	while read -r -a s1 <"$bstat" && [ $((s1[0] + s1[4])) = $((s0[0] + s0[4])) ]; do
+		case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
+		'' | Z) fio_done "$tag"; fail "$tag: fio ended before any I/O" ;;
+		esac
+		sleep 0.2
+	done
+	sleep 2
+	read -r -a s0 <"$bstat"
+	awk '$1 ~ /^c_/ {print $1, $2}' $TR/kprobe_profile | sort >/tmp/census.0
+	sleep "$BT_CENSUS_S"
+	read -r -a s1 <"$bstat"
+	awk '$1 ~ /^c_/ {print $1, $2}' $TR/kprobe_profile | sort >/tmp/census.1
+	case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
+	'' | Z) fail "$tag: fio ended inside the census window" ;;
+	esac
+	fio_done "$tag"
+	{
+		echo "ios $(( (s1[0] + s1[4]) - (s0[0] + s0[4]) ))"
+		join /tmp/census.0 /tmp/census.1 | awk '{print $1, $3 - $2}'
+	} >"$OUT/$tag.census"
+	echo "$tag: census over $(head -1 "$OUT/$tag.census")"
 }

@@ -5,8 +5,10 @@
 # Per side and LUN: 4k randread and randwrite at QD1 with kprobe events on
 # every stage of a command (trace_window), then each at QD1 and QD32 with
 # the guest's CPU time, the I/O count and cpu-clock call chains
-# (cpu_window). The windows are taken apart: the probes' own cost would
-# count as CPU time. Reduced on the host by tests/vm/bench-breakdown.py.
+# (cpu_window); with BT_CENSUS=1, before those, how often a set of kernel
+# functions runs per I/O (census_window: kprobe hit counts). The windows
+# are taken apart: the probes' own cost would count as CPU time. Reduced
+# on the host by tests/vm/bench-breakdown.py (and call_census.py).
 . /srpt/lib.sh
 . /srpt/bench-lib.sh
 . /srpt/trace-lib.sh
@@ -18,7 +20,7 @@ HCA=rxe1
 TGT_PORT=$(gid_hex $HCA)
 INI_ID=$(gid_hex $HCA)
 echo "bench-trace: A=intree B=$B trace ${BT_TRACE_S}s cpu ${BT_CPU_S}s perf ${BT_PERF_HZ} Hz rd_mcp ${RD_MB}M"
-echo "A=intree B=$B TRACE_S=$BT_TRACE_S CPU_S=$BT_CPU_S PERF_HZ=$BT_PERF_HZ KERNEL=$(uname -r)" >"$OUT/bench-trace-config.txt"
+echo "A=intree B=$B TRACE_S=$BT_TRACE_S CPU_S=$BT_CPU_S PERF_HZ=$BT_PERF_HZ CENSUS=${BT_CENSUS:-0} CENSUS_S=$BT_CENSUS_S KERNEL=$(uname -r)" >"$OUT/bench-trace-config.txt"
 
 modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
@@ -59,6 +61,20 @@ for side in A B; do
 			trace_window "$side-$l-randwrite-stages" "$dev" randwrite
 		done
 		probes_del
+	fi
+
+	# BT_CENSUS=1: calls per I/O of the census functions (kprobe hits).
+	if [ "${BT_CENSUS:-0}" = 1 ]; then
+		step "side $side ($drv): call census (kprobe hit counts)"
+		census_add
+		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
+			l=${lun%%:*} dev=${lun#*:}
+			for rw in randread randwrite; do
+				census_window "$side-$l-$rw-qd1" "$dev" $rw 1
+				census_window "$side-$l-$rw-qd32" "$dev" $rw 32
+			done
+		done
+		census_del
 	fi
 
 	step "side $side ($drv): CPU per I/O (no probes)"

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""The call census of `make bench-trace BT_CENSUS=1`: how often each probed
+kernel function ran per completed I/O, on each driver.
+
+The guest (tests/vm/guest/trace-lib.sh, census_window) puts a kprobe on
+each function of CENSUS_FUNCS, runs one fio job per LUN, direction and
+queue depth, and writes <side>-<lun>-<job>-qd<N>.census: a line
+'ios N' (the initiator's completed I/Os in the window) and one line
+'<event> <hits>' per probe, hits from /sys/kernel/tracing/kprobe_profile
+over the same window. The counts are exact (a probe's cost changes the
+timing, not the number of calls), so B - A is what the port does more or
+less often per I/O than in-tree. The initiator, rxe and LIO are the same
+on both sides: every difference is the target driver's, directly or
+through what it asks of them.
+
+  call_census.py DIR        prints the table for DIR (markdown)"""
+import os
+import sys
+
+SIDES = ("A", "B")
+# (file part, column heading), in the order of the table's columns
+JOBS = tuple(("%s-%s-qd%d" % (lun, rw, qd), "%s %s QD%d" % (name, short, qd))
+             for lun, name in (("rd", "rd_mcp"), ("nb", "iblock"))
+             for rw, short in (("randread", "read"), ("randwrite", "write"))
+             for qd in (1, 32))
+EVENT_PREFIX = "c_"
+
+
+def read_census(path):
+    """(ios, {function: hits per I/O}) of one .census file; ValueError when
+    it has no 'ios' line or no I/O completed in its window."""
+    ios = None
+    hits = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) != 2:
+                continue
+            if fields[0] == "ios":
+                ios = int(fields[1])
+            else:
+                name = fields[0]
+                if name.startswith(EVENT_PREFIX):
+                    name = name[len(EVENT_PREFIX):]
+                hits[name] = int(fields[1])
+    if not ios:
+        raise ValueError("%s: no I/O completed in the window" % os.path.basename(path))
+    return ios, {k: v / ios for k, v in hits.items()}
+
+
+def load(d):
+    """({(side, job): (ios, per_io)}, errors) for the census files of DIR."""
+    out, errors = {}, []
+    for side in SIDES:
+        for job, _ in JOBS:
+            path = os.path.join(d, "%s-%s.census" % (side, job))
+            if not os.path.exists(path):
+                errors.append("missing " + os.path.basename(path))
+                continue
+            try:
+                out[(side, job)] = read_census(path)
+            except ValueError as e:
+                errors.append(str(e))
+    return out, errors
+
+
+def table(census):
+    """Markdown lines: per function, each job's A and B calls per I/O and
+    B - A; functions in the order of the largest |B - A| in any job."""
+    names = sorted({n for _, per_io in census.values() for n in per_io})
+
+    def delta(name, job):
+        a, b = census.get(("A", job)), census.get(("B", job))
+        if a is None or b is None or name not in a[1] or name not in b[1]:
+            return None
+        return b[1][name] - a[1][name]
+
+    def largest(name):
+        ds = [abs(x) for x in (delta(name, j) for j, _ in JOBS) if x is not None]
+        return max(ds) if ds else 0.0
+
+    head = "| function | " + " | ".join(title for _, title in JOBS) + " |"
+    lines = [head, "|---|" + "---:|" * len(JOBS)]
+    ios = []
+    for job, _ in JOBS:
+        a, b = census.get(("A", job)), census.get(("B", job))
+        ios.append("%s / %s" % (a[0] if a else "-", b[0] if b else "-"))
+    lines.append("| *I/Os in the window, A / B* | " + " | ".join(ios) + " |")
+    for name in sorted(names, key=lambda n: (-round(largest(n), 2), n)):
+        cells = []
+        for job, _ in JOBS:
+            a, b, dv = census.get(("A", job)), census.get(("B", job)), delta(name, job)
+            if dv is None:
+                cells.append("-")
+                continue
+            mark = "**" if abs(dv) >= 0.5 else ""
+            cells.append("%.2f / %.2f (%s%+.2f%s)" % (a[1][name], b[1][name], mark, dv, mark))
+        lines.append("| `%s` | %s |" % (name, " | ".join(cells)))
+    return lines
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip())
+        return 2
+    census, errors = load(sys.argv[1])
+    print("\n".join(table(census)))
+    for e in errors:
+        print("incomplete: " + e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
