@@ -66,7 +66,8 @@ def load(d):
 
 def table(census):
     """Markdown lines: per function, each job's A and B calls per I/O and
-    B - A; functions in the order of the largest |B - A| in any job."""
+    B - A; functions in the order of the largest |B - A| in any job. A
+    function probed on one side only shows that side's count and '-'."""
     names = sorted({n for _, per_io in census.values() for n in per_io})
 
     def delta(name, job):
@@ -91,7 +92,11 @@ def table(census):
         for job, _ in JOBS:
             a, b, dv = census.get(("A", job)), census.get(("B", job)), delta(name, job)
             if dv is None:
-                cells.append("-")
+                # a function of one driver only (the port's glue, say):
+                # its count alone
+                va = "%.2f" % a[1][name] if a and name in a[1] else "-"
+                vb = "%.2f" % b[1][name] if b and name in b[1] else "-"
+                cells.append("-" if va == vb == "-" else "%s / %s" % (va, vb))
                 continue
             mark = "**" if abs(dv) >= 0.5 else ""
             cells.append("%.2f / %.2f (%s%+.2f%s)" % (a[1][name], b[1][name], mark, dv, mark))
