@@ -98,6 +98,29 @@ fio_done() { # fio_done TAG
 sys.exit(1 if j["error"] else 0)' "$OUT/$1.json" || fail "fio $1 reported an error"
 }
 
+# fio_running: the background fio has not ended (an exited child stays a
+# zombie until waited for: its state, not kill -0).
+fio_running() {
+	case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
+	'' | Z) return 1 ;;
+	esac
+}
+
+# fio_steady TAG DEV RW QD SECONDS: fio_bg, then its first completed I/O
+# (the initiator's disk counters) and 2 s of ramp: a window measured from
+# here is steady state. The steps wait for each other rather than for
+# fixed times: on a loaded host (or with probes in) fio's start takes long.
+fio_steady() {
+	local tag=$1 bstat=/sys/block/${2#/dev/}/stat s0 s1
+	read -r -a s0 <"$bstat"
+	fio_bg "$@"
+	while read -r -a s1 <"$bstat" && [ $((s1[0] + s1[4])) = $((s0[0] + s0[4])) ]; do
+		fio_running || { fio_done "$tag"; fail "$tag: fio ended before any I/O"; }
+		sleep 0.2
+	done
+	sleep 2
+}
+
 # trace_window TAG DEV RW: QD1 fio; the events of BT_TRACE_S seconds in its
 # middle go to $OUT/TAG.trace.gz, the ring buffer's per-CPU overruns (events
 # lost) to $OUT/TAG.overrun.
@@ -136,27 +159,15 @@ cpu_window() {
 		kill -0 "$perf_pid" 2>/dev/null || { cat /tmp/bt.perf.out; fail "perf record ($tag) ended before sampling"; }
 		child=$(pgrep -x sleep -P "$perf_pid") || sleep 0.2
 	done
-	read -r -a s0 <"$bstat"
-	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CPU_S + 6))
-	# fio's own start, then 2 s of ramp before counting
-	while read -r -a s1 <"$bstat" && [ $((s1[0] + s1[4])) = $((s0[0] + s0[4])) ]; do
-		case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
-		'' | Z) fio_done "$tag"; fail "$tag: fio ended before any I/O" ;;
-		esac
-		sleep 0.2
-	done
-	sleep 2
+	fio_steady "$tag" "$dev" "$rw" "$qd" $((BT_CPU_S + 6))
 	# c: cpu user nice system idle iowait irq softirq steal ...; s: read
 	# I/Os (0) and write I/Os (4) completed.
 	read -r -a c0 </proc/stat; read -r -a s0 <"$bstat"; t0=$(date +%s.%N)
 	sleep "$BT_CPU_S"
 	read -r -a c1 </proc/stat; read -r -a s1 <"$bstat"; t1=$(date +%s.%N)
 	# The window must be steady state throughout: a job that ended in it
-	# leaves an idle tail in both counts. (An exited child stays a zombie
-	# until waited for: its state, not kill -0.)
-	case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
-	'' | Z) fail "$tag: fio ended inside the counted window (the guest was starved of CPU)" ;;
-	esac
+	# leaves an idle tail in both counts.
+	fio_running || fail "$tag: fio ended inside the counted window (the guest was starved of CPU)"
 	# perf's command ends, and perf writes its data and exits with the
 	# command's status: 143, terminated.
 	kill "$child"
@@ -237,23 +248,13 @@ census_del() {
 # probe's hits (kprobe_profile: event, hits, misses), in $OUT/TAG.census.
 census_window() {
 	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1
-	read -r -a s0 <"$bstat"
-	fio_bg "$tag" "$dev" "$rw" "$qd" $((BT_CENSUS_S + 8))
-	while read -r -a s1 <"$bstat" && [ $((s1[0] + s1[4])) = $((s0[0] + s0[4])) ]; do
-		case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
-		'' | Z) fio_done "$tag"; fail "$tag: fio ended before any I/O" ;;
-		esac
-		sleep 0.2
-	done
-	sleep 2
+	fio_steady "$tag" "$dev" "$rw" "$qd" $((BT_CENSUS_S + 8))
 	read -r -a s0 <"$bstat"
 	awk '$1 ~ /^c_/ {print $1, $2}' $TR/kprobe_profile | sort >/tmp/census.0
 	sleep "$BT_CENSUS_S"
 	read -r -a s1 <"$bstat"
 	awk '$1 ~ /^c_/ {print $1, $2}' $TR/kprobe_profile | sort >/tmp/census.1
-	case $(awk '{print $3}' "/proc/$FIO_PID/stat" 2>/dev/null) in
-	'' | Z) fail "$tag: fio ended inside the census window" ;;
-	esac
+	fio_running || fail "$tag: fio ended inside the census window"
 	fio_done "$tag"
 	{
 		echo "ios $(( (s1[0] + s1[4]) - (s0[0] + s0[4]) ))"

@@ -36,6 +36,20 @@ side_symbols() {
 	zgrep -qE " $want\s+\[ib_srpt\]" "$f" || fail "side $1 ($2): no $want in ib_srpt's kallsyms"
 }
 
+# each_job WINDOW: WINDOW TAG DEV RW QD for the side's 8 jobs: both LUNs,
+# 4k randread and randwrite, QD1 and QD32.
+each_job() {
+	local lun l dev rw qd
+	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
+		l=${lun%%:*} dev=${lun#*:}
+		for rw in randread randwrite; do
+			for qd in 1 32; do
+				"$1" "$side-$l-$rw-qd$qd" "$dev" "$rw" "$qd"
+			done
+		done
+	done
+}
+
 LOGIN="id_ext=%s,ioc_guid=%s,initiator_ext=${INI_ID:0:16},dest=$TGT_IP4:$RDMA_CM_PORT"
 for side in A B; do
 	drv=intree; [ $side = B ] && drv=$B
@@ -67,24 +81,12 @@ for side in A B; do
 	if [ "${BT_CENSUS:-0}" = 1 ]; then
 		step "side $side ($drv): call census (kprobe hit counts)"
 		census_add
-		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
-			l=${lun%%:*} dev=${lun#*:}
-			for rw in randread randwrite; do
-				census_window "$side-$l-$rw-qd1" "$dev" $rw 1
-				census_window "$side-$l-$rw-qd32" "$dev" $rw 32
-			done
-		done
+		each_job census_window
 		census_del
 	fi
 
 	step "side $side ($drv): CPU per I/O (no probes)"
-	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
-		l=${lun%%:*} dev=${lun#*:}
-		for rw in randread randwrite; do
-			cpu_window "$side-$l-$rw-qd1" "$dev" $rw 1
-			cpu_window "$side-$l-$rw-qd32" "$dev" $rw 32
-		done
-	done
+	each_job cpu_window
 	srp_logout >/dev/null
 	wait_target_idle 30 >/dev/null
 	detach_side
