@@ -62,14 +62,20 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 			rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->port_num,
 					    ctx->sg, ctx->rw_nents, s->rw_dir);
 	}
-	/* The views before the pages they were DMA-mapped over. */
-	kfree(s->views);
-	s->views = NULL;
+	/*
+	 * The views before the pages they were DMA-mapped over. Most commands
+	 * have neither views nor a heap rw array: test before calling kfree(),
+	 * which is not free for NULL on the per-I/O path.
+	 */
+	if (s->views) {
+		kfree(s->views);
+		s->views = NULL;
+	}
 	if (s->data_sg)
 		target_free_sgl(s->data_sg, s->data_nents);
 	s->data_sg = NULL;
 	s->data_nents = 0;
-	if (s->rw != &s->s_rw)
+	if (s->rw && s->rw != &s->s_rw)
 		kfree(s->rw);
 	s->rw = NULL;
 	s->n_rw = 0;
