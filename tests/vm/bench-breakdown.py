@@ -22,12 +22,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import call_census  # noqa: E402
 import flamegraph  # noqa: E402
 import perf_stacks  # noqa: E402
+import trace_jobs  # noqa: E402
 import trace_stages  # noqa: E402
 
 SIDES = ("A", "B")
-LUNS = (("rd", "rd_mcp"), ("nb", "iblock/null_blk"))
-JOBS = (("randread", "read", "4k randread (READ)"), ("randwrite", "write", "4k randwrite (WRITE)"))
-DEPTHS = (1, 32)
+LUNS, JOBS, DEPTHS = trace_jobs.LUNS, trace_jobs.JOBS, trace_jobs.DEPTHS
 FLAME_JOB = "randread-qd1"
 errors = []
 

@@ -17,12 +17,15 @@ through what it asks of them.
 import os
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_jobs  # noqa: E402
+
 SIDES = ("A", "B")
-# (file part, column heading), in the order of the table's columns
-JOBS = tuple(("%s-%s-qd%d" % (lun, rw, qd), "%s %s QD%d" % (name, short, qd))
-             for lun, name in (("rd", "rd_mcp"), ("nb", "iblock"))
-             for rw, short in (("randread", "read"), ("randwrite", "write"))
-             for qd in (1, 32))
+# (file part, column heading), in the order of the table's columns; the
+# heading keeps the LUN's first word ("iblock") to keep the columns narrow
+JOBS = tuple(("%s-%s-qd%d" % (lun, rw, qd), "%s %s QD%d" % (name.split("/")[0], command, qd))
+             for lun, name, rw, command, qd in trace_jobs.each())
 EVENT_PREFIX = "c_"
 
 

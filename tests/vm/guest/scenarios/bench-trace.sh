@@ -37,7 +37,8 @@ side_symbols() {
 }
 
 # each_job WINDOW: WINDOW TAG DEV RW QD for the side's 8 jobs: both LUNs,
-# 4k randread and randwrite, QD1 and QD32.
+# 4k randread and randwrite, QD1 and QD32 (the host's reports read the same
+# matrix from tests/vm/trace_jobs.py).
 each_job() {
 	local lun l dev rw qd
 	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do

@@ -1,0 +1,20 @@
+"""The fio jobs of `make bench-trace`, for the scripts that read its files
+(bench-breakdown.py, call_census.py): both LUNs, 4k randread and
+randwrite, QD1 and QD32. The guest's each_job
+(tests/vm/guest/scenarios/bench-trace.sh) runs the same matrix and names
+its files <side>-<lun>-<rw>-qd<N>."""
+
+# (file part, name in the report)
+LUNS = (("rd", "rd_mcp"), ("nb", "iblock/null_blk"))
+# (fio rw, SCSI command, heading in the report)
+JOBS = (("randread", "read", "4k randread (READ)"), ("randwrite", "write", "4k randwrite (WRITE)"))
+DEPTHS = (1, 32)
+
+
+def each():
+    """(lun, lun name, rw, command, qd) per job, LUN by LUN, then by
+    direction, then by depth: the order of the guest's windows."""
+    for lun, lun_name in LUNS:
+        for rw, command, _ in JOBS:
+            for qd in DEPTHS:
+                yield lun, lun_name, rw, command, qd
