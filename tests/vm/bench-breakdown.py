@@ -4,7 +4,8 @@ files in DIR, where one QD1 command's time goes stage by stage on each
 driver (trace_stages.py), the CPU time per I/O at QD1 and QD32
 (perf_stacks.py), a flame graph per driver and LUN (flamegraph.py) and,
 from a run with BT_CENSUS=1, the calls per I/O of the census functions
-(call_census.py).
+(call_census.py) and, from a run with BT_COST=1, the duration per I/O of
+the driver's root calls (driver_cost.py).
 
   bench-breakdown.py DIR
 
@@ -13,6 +14,7 @@ DIR/flame-<side>-<lun>.png. Exit status 1 when a file the scenario writes
 is missing or a job paired no command: the figures would be incomplete."""
 import gzip
 import json
+import re
 import os
 import sys
 
@@ -20,6 +22,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import call_census  # noqa: E402
+import driver_cost  # noqa: E402
 import flamegraph  # noqa: E402
 import perf_stacks  # noqa: E402
 import trace_jobs  # noqa: E402
@@ -229,6 +232,21 @@ def main():
                "rxe and LIO are the same on both sides: every difference is the target driver's,",
                "directly or through what it asks of them.", ""]
         md += call_census.table(census) + [""]
+    if host_load is not None and host_load.get("cost", "0") == "1":
+        cost, cost_errors = driver_cost.load(d)
+        errors.extend(cost_errors)
+        result["cost"] = {"%s-%s" % (side, job): c for (side, job), c in cost.items()}
+        m = re.match(r"icount shift=(\d+)$", host_load.get("clock", "wall"))
+        md += ["## The driver's cost per I/O (BT_COST=1)", "",
+               "Every call into ib_srpt from outside it (its roots: CQ callbacks, LIO's fabric",
+               "callbacks, work items), timed with function_graph at depth 1 over a window of its",
+               "own: what ran inside the calls, the driver's code and what it asked of LIO, rxe and",
+               "the allocator, with interrupts off or on; not the time scheduled out. A softirq",
+               "run inside a call counts (the port's post sections run rxe's work at their end).",
+               "Each root call also carries the tracer's own entry and exit." +
+               (" Under icount shift=%s a microsecond is %g instructions." % (
+                   m.group(1), 1000.0 / (1 << int(m.group(1)))) if m else ""), ""]
+        md += driver_cost.table(cost, int(m.group(1)) if m else None) + [""]
     if errors:
         md += ["Incomplete:", ""] + ["- " + e for e in errors] + [""]
     result["errors"] = errors

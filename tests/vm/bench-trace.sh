@@ -22,6 +22,12 @@
 #                         each driver, from kprobe hit counts; exact, so it
 #                         suits the instruction clock; tests/vm/call_census.py)
 #   BT_CENSUS_S=8        (seconds of each census window)
+#   BT_COST=0            (1: also the driver's cost, after the census: every
+#                         call into ib_srpt from outside it timed with
+#                         function_graph, per I/O by root function; under
+#                         icount in instructions; tests/vm/driver_cost.py)
+#   BT_COST_S=4          (seconds of each cost window, after 1 s that finds
+#                         the roots)
 # Output: breakdown.md (also on stdout), breakdown.json, flame-<side>-<lun>.png
 # and the guest's raw files in $VM_ARTIFACTS/bench-trace/ (default
 # build/vm-artifacts/bench-trace/). Exit status 0: report written; 1: the
@@ -35,21 +41,26 @@ BT_CPU_S=${BT_CPU_S:-6}
 BT_PERF_HZ=${BT_PERF_HZ:-499}
 BT_CENSUS=${BT_CENSUS:-0}
 BT_CENSUS_S=${BT_CENSUS_S:-8}
+BT_COST=${BT_COST:-0}
+BT_COST_S=${BT_COST_S:-4}
 BENCH_MAX_LOAD=${BENCH_MAX_LOAD:-0.5}
 case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
-for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ BT_CENSUS_S; do
+for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ BT_CENSUS_S BT_COST_S; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
 done
 [[ $BENCH_MAX_LOAD =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_MAX_LOAD must be a number (CPUs)"
 BT_STAGES=${BT_STAGES:-1}
 case $BT_STAGES in 0|1) ;; *) die "BT_STAGES must be 0 or 1";; esac
 case $BT_CENSUS in 0|1) ;; *) die "BT_CENSUS must be 0 or 1";; esac
+case $BT_COST in 0|1) ;; *) die "BT_COST must be 0 or 1";; esac
 # Per side: 4 traced jobs of TRACE_S + 3 s (and the dump of their events),
 # 8 CPU windows of CPU_S + 8 s plus perf's set-up and perf script (~25 s
 # under TCG), about a minute of login and set-up; three times that, plus
 # the boot and the backstores.
-# the census: 8 windows of CENSUS_S + ~12 s of fio start and ramp
-VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + BT_CENSUS * 8 * (BT_CENSUS_S + 12) + 60)))}
+# the census: 8 windows of CENSUS_S + ~12 s of fio start and ramp; the
+# cost: 8 fio jobs of COST_S + 40 s (the window, the discovery and reading
+# its graph) and ~10 s of start
+VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + BT_CENSUS * 8 * (BT_CENSUS_S + 12) + BT_COST * 8 * (BT_COST_S + 50) + 60)))}
 guest_clock_setup "$user_vm_timeout"  # BENCH_ICOUNT (common.sh)
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
@@ -71,7 +82,8 @@ echo "bench-trace: A = in-tree ib_srpt, B = $BENCH_B; host load average $load_st
 t0=$(date +%s)
 SRPT=intree make_payload "$dir" bench-trace single "$with_port" \
 	"BENCH_B=$BENCH_B" "BT_TRACE_S=$BT_TRACE_S" "BT_CPU_S=$BT_CPU_S" "BT_PERF_HZ=$BT_PERF_HZ" \
-	"BT_STAGES=$BT_STAGES" "BT_CENSUS=$BT_CENSUS" "BT_CENSUS_S=$BT_CENSUS_S"
+	"BT_STAGES=$BT_STAGES" "BT_CENSUS=$BT_CENSUS" "BT_CENSUS_S=$BT_CENSUS_S" \
+	"BT_COST=$BT_COST" "BT_COST_S=$BT_COST_S"
 echo "bench-trace: guest clock: $GUEST_CLOCK, $GUEST_SMP vCPU(s)"
 start_guest "$dir" "$GUEST_SMP" 2G "${GUEST_CLOCK_ARGS[@]}"
 hung=0
@@ -79,8 +91,8 @@ wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" || hung=1
 read -r load_end _ </proc/loadavg
 collect "$dir"
 [ -d "$dir/guest/bench-trace" ] && mv "$dir/guest/bench-trace"/* "$dir/" && rm -rf "$dir/guest"
-printf 'load_start %s\nload_end %s\nmax_load %s\nclock %s\nstages %s\ncensus %s\n' "$load_start" "$load_end" \
-	"$BENCH_MAX_LOAD" "$GUEST_CLOCK" "$BT_STAGES" "$BT_CENSUS" >"$dir/host-load.txt"
+printf 'load_start %s\nload_end %s\nmax_load %s\nclock %s\nstages %s\ncensus %s\ncost %s\n' "$load_start" "$load_end" \
+	"$BENCH_MAX_LOAD" "$GUEST_CLOCK" "$BT_STAGES" "$BT_CENSUS" "$BT_COST" >"$dir/host-load.txt"
 if [ "$hung" = 1 ]; then echo "bench-trace: FAIL: guest hung, killed after ${VM_TIMEOUT}s"; exit 1; fi
 rc=$(cat "$dir/rc" 2>/dev/null)
 if [ "$rc" != 0 ]; then

@@ -464,10 +464,62 @@ def test_census(tmp):
           out.returncode == 2 and "call_census.py DIR" in out.stdout, out.stdout[-300:])
 
 
+def write_cost(d, side, job, ios, roots, overrun=0):
+    with open(os.path.join(d, "%s-%s.cost" % (side, job)), "w") as f:
+        f.write("ios %d\noverrun %d\n" % (ios, overrun))
+        for name, (calls, us) in roots.items():
+            f.write("root %s %d %.3f\n" % (name, calls, us))
+
+
+def test_cost(tmp):
+    """BT_COST=1: the driver's root calls, microseconds per I/O."""
+    d = os.path.join(tmp, "cost")
+    os.makedirs(d)
+    make_dir(d, "0.10")
+    with open(os.path.join(d, "host-load.txt"), "a") as f:
+        f.write("clock icount shift=2\nstages 1\ncensus 0\ncost 1\n")
+    jobs = ["%s-%s-qd%d" % (l, rw, qd) for l in ("rd", "nb") for rw in ("randread", "randwrite") for qd in (1, 32)]
+    for job in jobs:
+        # A: 1000 I/Os, recv_done 10 us and send_done 5 us per I/O, one
+        # call each: 15 us, 2 calls per I/O. B: 2000 I/Os, recv_done 12 us
+        # per I/O, send_done 4 us, and a work item once per 10 I/Os of
+        # 0.5 us per I/O: 16.5 us, 2.1 calls per I/O.
+        write_cost(d, "A", job, 1000, {"srpt_recv_done": (1000, 10000.0), "srpt_send_done": (1000, 5000.0)})
+        write_cost(d, "B", job, 2000, {"srpt_recv_done": (2000, 24000.0), "srpt_send_done": (2000, 8000.0),
+                                       "srpt_kick_work": (200, 1000.0)})
+    r = run_report(d)
+    md = open(os.path.join(d, "breakdown.md")).read() if os.path.exists(os.path.join(d, "breakdown.md")) else ""
+    check("cost: exit 0, the section present", r.returncode == 0 and "## The driver's cost per I/O (BT_COST=1)" in md,
+          r.stdout[-600:])
+    check("cost: totals per I/O, B - A, B/A, calls, and in instructions under icount (250 a us at shift 2)",
+          md.count("| 15.00 | 16.50 | +1.50 | 1.100 | 2.00 | 2.10 | +375 |") == 8, md[-1500:])
+    rows_b = md.split("B: µs per I/O (calls per I/O) of each root")[-1]
+    check("cost: each side's roots, largest first, µs (calls) per I/O",
+          [l.split("`")[1] for l in rows_b.splitlines() if l.startswith("| `")] ==
+          ["srpt_recv_done", "srpt_send_done", "srpt_kick_work"] and "| 0.50 (0.10) |" in rows_b, rows_b[:800])
+    write_cost(d, "B", "rd-randread-qd1", 2000, {"srpt_recv_done": (2000, 24000.0)}, overrun=7)
+    os.remove(os.path.join(d, "A-nb-randwrite-qd32.cost"))
+    write_cost(d, "A", "rd-randwrite-qd1", 0, {"srpt_recv_done": (0, 0.0)})
+    r = run_report(d)
+    check("cost: lost events, a missing file and a window without I/O fail (exit 1, named)",
+          r.returncode == 1 and "B-rd-randread-qd1.cost: 7 trace events lost" in r.stdout and
+          "missing A-nb-randwrite-qd32.cost" in r.stdout and
+          "A-rd-randwrite-qd1.cost: no I/O completed in the window" in r.stdout, r.stdout[-800:])
+    with open(os.path.join(d, "host-load.txt"), "w") as f:
+        f.write("load_start 0.10\nload_end 2.20\nmax_load 0.5\nclock wall\nstages 1\ncensus 0\ncost 0\n")
+    r = run_report(d)
+    check("cost: BT_COST=0: no section, the cost files not read",
+          r.returncode == 0 and "driver's cost" not in r.stdout, r.stdout[-300:])
+    out = subprocess.run([PY, os.path.join(CODE, "driver_cost.py")], capture_output=True, text=True, timeout=60)
+    check("cost: driver_cost.py without a directory prints its usage, exit 2",
+          out.returncode == 2 and "driver_cost.py DIR" in out.stdout, out.stdout[-300:])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="selftest-bench-breakdown.")
     try:
-        for t in (test_pairing, test_perf, lambda: test_report(tmp), lambda: test_census(tmp)):
+        for t in (test_pairing, test_perf, lambda: test_report(tmp), lambda: test_census(tmp),
+                  lambda: test_cost(tmp)):
             try:
                 t()
             except Exception:

@@ -1,7 +1,8 @@
 # The bench-trace scenario's measuring windows: kprobe events on the stages
 # of one SRP command (trace_window), CPU time per I/O with cpu-clock
 # samples (cpu_window) and, with BT_CENSUS=1, calls per I/O of a set of
-# kernel functions (census_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
+# kernel functions (census_window); with BT_COST=1, the duration of every
+# call into the target driver (cost_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
 # The host side, tests/vm/bench-breakdown.py, pairs the events and reduces
 # the samples; docs/testing-vm.md ("bench-trace") says what each figure is.
 # shellcheck shell=bash
@@ -11,6 +12,7 @@ BT_TRACE_S=${BT_TRACE_S:-3}   # seconds of tracing per QD1 job
 BT_CPU_S=${BT_CPU_S:-6}       # seconds of each CPU window
 BT_PERF_HZ=${BT_PERF_HZ:-499} # cpu-clock samples per second and CPU
 BT_CENSUS_S=${BT_CENSUS_S:-8} # seconds of each census window
+BT_COST_S=${BT_COST_S:-4}     # seconds of each driver-cost window
 
 # trace_setup: tracefs mounted, a clock that is the same on every CPU (a
 # command's stages run on different CPUs: the CQ's poll work, LIO's
@@ -261,4 +263,94 @@ census_window() {
 		join /tmp/census.0 /tmp/census.1 | awk '{print $1, $3 - $2}'
 	} >"$OUT/$tag.census"
 	echo "$tag: census over $(head -1 "$OUT/$tag.census")"
+}
+
+# ---- the driver's cost (BT_COST=1; tests/vm/driver_cost.py reads it) ----
+# What the target driver's own calls cost per I/O, timed rather than
+# sampled: function_graph, max_graph_depth 1, on the driver's roots, the
+# functions of the ib_srpt module that are entered from outside it (its
+# CQ callbacks, LIO's fabric callbacks, its work items). Each root call's
+# duration is everything that runs inside it: the driver's own code, and
+# what it calls in LIO, rxe and the allocator, with interrupts off or on.
+# Under the instruction clock a duration is a count of instructions.
+# Only the roots are hooked: a traced function nested in a root would add
+# the tracer's own entry to the root's duration (the port's core calls its
+# glue's C functions dozens of times per I/O), so a discovery pass with the
+# whole module hooked finds, per job, the functions entered at depth 1.
+
+# cost_setup: function_graph, depth 1, time spent scheduled out left out.
+cost_setup() {
+	echo 0 >$TR/tracing_on
+	echo nop >$TR/current_tracer
+	echo 1 >$TR/max_graph_depth || fail "cost: max_graph_depth"
+	echo 0 >$TR/options/sleep-time 2>/dev/null || fail "cost: option sleep-time"
+	local o
+	for o in funcgraph-proc funcgraph-abstime; do echo 0 >$TR/options/$o; done
+	for o in funcgraph-duration funcgraph-tail funcgraph-cpu; do echo 1 >$TR/options/$o; done
+	echo ':mod:ib_srpt' >$TR/set_ftrace_filter || fail "cost: no ftrace filter on ib_srpt's functions"
+	echo function_graph >$TR/current_tracer || fail "cost: no function_graph tracer"
+	ok "cost: function_graph at depth 1 on ib_srpt ($(wc -l <$TR/set_ftrace_filter) traceable functions)"
+}
+
+cost_del() {
+	echo 0 >$TR/tracing_on
+	echo nop >$TR/current_tracer
+	echo >$TR/set_ftrace_filter
+	echo 0 >$TR/max_graph_depth
+	echo >$TR/trace
+}
+
+# cost_graph FILE: the ring buffer's completed root calls as 'name
+# microseconds' lines (a leaf 'f();' or, when something was traced inside,
+# the closing '} /* f */'), then the buffer cleared. Its per-CPU overruns
+# are printed on stdout.
+cost_graph() {
+	grep -h '^overrun' $TR/per_cpu/cpu*/stats | awk '{s += $2} END {print s + 0}'
+	awk -F'|' 'NF >= 2 {
+		d = ""; if (match($1, /[0-9]+(\.[0-9]+)? us/)) d = substr($1, RSTART, RLENGTH - 3)
+		f = $2; sub(/^ +/, "", f); sub(/ +$/, "", f)
+		if (d == "") next
+		if (f ~ /\(\);$/) sub(/\(\);$/, "", f)
+		else if (f ~ /^} \/\* .* \*\/$/) { sub(/^} \/\* /, "", f); sub(/ \*\/$/, "", f) }
+		else next
+		sub(/ \[ib_srpt\]$/, "", f)
+		print f, d
+	}' $TR/trace >"$1"
+	echo >$TR/trace
+}
+
+# cost_window TAG DEV RW QD: fio at QD; 1 s with the whole module hooked
+# finds the roots, then BT_COST_S seconds with only those hooked: per root,
+# its calls and their total duration, and the I/Os the initiator's disk
+# completed, in $OUT/TAG.cost ('ios N', 'overrun N', 'root NAME CALLS US').
+cost_window() {
+	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1 roots over
+	# fio's runtime covers the discovery's graph too: under icount reading
+	# and parsing it takes the guest some 10 s of its clock.
+	fio_steady "$tag" "$dev" "$rw" "$qd" $((BT_COST_S + 40))
+	echo ':mod:ib_srpt' >$TR/set_ftrace_filter
+	echo >$TR/trace
+	echo 1 >$TR/tracing_on
+	sleep 1
+	echo 0 >$TR/tracing_on
+	cost_graph /tmp/cost.discover >/dev/null
+	roots=$(awk '{print $1}' /tmp/cost.discover | sort -u)
+	[ -n "$roots" ] || { fio_done "$tag"; fail "$tag: cost: no call into ib_srpt in 1 s"; }
+	printf '%s:mod:ib_srpt\n' $roots >$TR/set_ftrace_filter ||
+		fail "$tag: cost: roots not accepted as a filter: $roots"
+	read -r -a s0 <"$bstat"
+	echo 1 >$TR/tracing_on
+	sleep "$BT_COST_S"
+	echo 0 >$TR/tracing_on
+	read -r -a s1 <"$bstat"
+	fio_running || fail "$tag: fio ended inside the cost window"
+	over=$(cost_graph /tmp/cost.graph)
+	fio_done "$tag"
+	{
+		echo "ios $(( (s1[0] + s1[4]) - (s0[0] + s0[4]) ))"
+		echo "overrun $over"
+		awk '{n[$1]++; t[$1] += $2} END {for (f in n) printf "root %s %d %.3f\n", f, n[f], t[f]}' \
+			/tmp/cost.graph | sort
+	} >"$OUT/$tag.cost"
+	echo "$tag: cost over $(head -1 "$OUT/$tag.cost"), $(grep -c '^root' "$OUT/$tag.cost") roots, $over events overrun"
 }

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""The driver's cost of `make bench-trace BT_COST=1`: per completed I/O,
+how long the target driver's root calls took on each driver.
+
+The guest (tests/vm/guest/trace-lib.sh, cost_window) times with
+function_graph, at depth 1, every call into the ib_srpt module from outside
+it (its roots: the CQ callbacks, LIO's fabric callbacks, its work items),
+and writes <side>-<lun>-<job>-qd<N>.cost: 'ios N' (the initiator's
+completed I/Os in the window), 'overrun N' (trace events lost) and one
+'root NAME CALLS MICROSECONDS' line per root function. A root's duration is
+everything that ran inside it: the driver's code and what it called in LIO,
+rxe and the allocator, interrupts off or on, but not the time it was
+scheduled out. Under the instruction clock (icount shift N) a microsecond
+is 1000 / 2^N guest instructions.
+
+  driver_cost.py DIR [SHIFT]   prints the tables for DIR (markdown)"""
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_jobs  # noqa: E402
+
+SIDES = ("A", "B")
+JOBS = tuple(("%s-%s-qd%d" % (lun, rw, qd), "%s %s QD%d" % (name.split("/")[0], command, qd))
+             for lun, name, rw, command, qd in trace_jobs.each())
+
+
+def read_cost(path):
+    """{'ios': N, 'overrun': N, 'roots': {name: (calls, us)}}; ValueError
+    when the file has no I/O or no root call."""
+    out = {"ios": None, "overrun": None, "roots": {}}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 2 and fields[0] in ("ios", "overrun"):
+                out[fields[0]] = int(fields[1])
+            elif len(fields) == 4 and fields[0] == "root":
+                out["roots"][fields[1]] = (int(fields[2]), float(fields[3]))
+    name = os.path.basename(path)
+    if not out["ios"]:
+        raise ValueError("%s: no I/O completed in the window" % name)
+    if not out["roots"]:
+        raise ValueError("%s: no call into the driver timed" % name)
+    return out
+
+
+def load(d):
+    """({(side, job): cost}, errors) for the cost files of DIR. Lost trace
+    events are an error: the sums would be short."""
+    out, errors = {}, []
+    for side in SIDES:
+        for job, _ in JOBS:
+            path = os.path.join(d, "%s-%s.cost" % (side, job))
+            if not os.path.exists(path):
+                errors.append("missing " + os.path.basename(path))
+                continue
+            try:
+                c = read_cost(path)
+            except ValueError as e:
+                errors.append(str(e))
+                continue
+            if c["overrun"]:
+                errors.append("%s: %d trace events lost" % (os.path.basename(path), c["overrun"]))
+            out[(side, job)] = c
+    return out, errors
+
+
+def per_io(c):
+    """(microseconds, root calls) per I/O of one window."""
+    return (sum(us for _, us in c["roots"].values()) / c["ios"],
+            sum(n for n, _ in c["roots"].values()) / c["ios"])
+
+
+def fmt(v, digits=2):
+    return "-" if v is None else "%.*f" % (digits, v)
+
+
+def table(cost, shift=None):
+    """Markdown lines: the per-I/O totals of A and B per job (and, with
+    SHIFT, in instructions), then per side the roots' microseconds per I/O
+    and calls per I/O in each job, roots by their largest cost."""
+    per_instr = None if shift is None else 1000.0 / (1 << shift)
+    head = "| job | A µs/I/O | B µs/I/O | B - A | B/A | A calls/I/O | B calls/I/O |"
+    if per_instr:
+        head += " B - A, instructions |"
+    lines = [head, "|---|" + "---:|" * (head.count("|") - 2)]
+    for job, title in JOBS:
+        a, b = cost.get(("A", job)), cost.get(("B", job))
+        (ua, na), (ub, nb) = (per_io(a) if a else (None, None)), (per_io(b) if b else (None, None))
+        d = ub - ua if a and b else None
+        row = [title, fmt(ua), fmt(ub), "-" if d is None else "%+.2f" % d,
+               fmt(ub / ua if a and b and ua else None, 3), fmt(na), fmt(nb)]
+        if per_instr:
+            row.append("-" if d is None else "%+.0f" % (d * per_instr))
+        lines.append("| " + " | ".join(row) + " |")
+    for side in SIDES:
+        names = {n for (s, _), c in cost.items() if s == side for n in c["roots"]}
+        if not names:
+            continue
+
+        def cell(job, name):
+            c = cost.get((side, job))
+            if not c or name not in c["roots"]:
+                return None
+            n, us = c["roots"][name]
+            return us / c["ios"], n / c["ios"]
+
+        def largest(name):
+            return max((v[0] for v in (cell(j, name) for j, _ in JOBS) if v), default=0.0)
+
+        lines += ["", "%s: µs per I/O (calls per I/O) of each root" % side, "",
+                  "| root | " + " | ".join(t for _, t in JOBS) + " |", "|---|" + "---:|" * len(JOBS)]
+        for name in sorted(names, key=lambda n: (-largest(n), n)):
+            cells = []
+            for job, _ in JOBS:
+                v = cell(job, name)
+                cells.append("-" if v is None else "%.2f (%.2f)" % v)
+            lines.append("| `%s` | %s |" % (name, " | ".join(cells)))
+    return lines
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(__doc__.strip())
+        return 2
+    cost, errors = load(sys.argv[1])
+    print("\n".join(table(cost, int(sys.argv[2]) if len(sys.argv) == 3 else None)))
+    for e in errors:
+        print("incomplete: " + e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
