@@ -241,9 +241,11 @@ def main():
                "Every call into ib_srpt from outside it (its roots: CQ callbacks, LIO's fabric",
                "callbacks, work items), timed with function_graph at depth 1 over a window of its",
                "own: what ran inside the calls, the driver's code and what it asked of LIO, rxe and",
-               "the allocator, with interrupts off or on; not the time scheduled out. A softirq",
-               "run inside a call counts (the port's post sections run rxe's work at their end).",
-               "Each root call also carries the tracer's own entry and exit." +
+               "the allocator, with interrupts off or on; not the time scheduled out. Softirqs",
+               "that ran inside a call (rxe's pending work, whoever's it was, at a bottom-half",
+               "enable such as the end of the port's post sections, or at an interrupt's exit)",
+               "count too; their part is shown, and B - A without them. Each root call also",
+               "carries the tracer's own entry and exit." +
                (" Under icount shift=%s a microsecond is %g instructions." % (
                    m.group(1), 1000.0 / (1 << int(m.group(1)))) if m else ""), ""]
         md += driver_cost.table(cost, int(m.group(1)) if m else None) + [""]

@@ -464,11 +464,13 @@ def test_census(tmp):
           out.returncode == 2 and "call_census.py DIR" in out.stdout, out.stdout[-300:])
 
 
-def write_cost(d, side, job, ios, roots, overrun=0):
+def write_cost(d, side, job, ios, roots, overrun=0, softirq=None):
     with open(os.path.join(d, "%s-%s.cost" % (side, job)), "w") as f:
         f.write("ios %d\noverrun %d\n" % (ios, overrun))
         for name, (calls, us) in roots.items():
             f.write("root %s %d %.3f\n" % (name, calls, us))
+        for name, us in (softirq or {}).items():
+            f.write("softirq %s %.3f\n" % (name, us))
 
 
 def test_cost(tmp):
@@ -483,20 +485,25 @@ def test_cost(tmp):
         # A: 1000 I/Os, recv_done 10 us and send_done 5 us per I/O, one
         # call each: 15 us, 2 calls per I/O. B: 2000 I/Os, recv_done 12 us
         # per I/O, send_done 4 us, and a work item once per 10 I/Os of
-        # 0.5 us per I/O: 16.5 us, 2.1 calls per I/O.
-        write_cost(d, "A", job, 1000, {"srpt_recv_done": (1000, 10000.0), "srpt_send_done": (1000, 5000.0)})
+        # 0.5 us per I/O: 16.5 us, 2.1 calls per I/O. Softirqs inside the
+        # roots: A 1 us per I/O in recv_done, B 3 us in send_done, so B - A
+        # without them is -0.5 us (-125 instructions at shift 2).
+        write_cost(d, "A", job, 1000, {"srpt_recv_done": (1000, 10000.0), "srpt_send_done": (1000, 5000.0)},
+                   softirq={"srpt_recv_done": 1000.0})
         write_cost(d, "B", job, 2000, {"srpt_recv_done": (2000, 24000.0), "srpt_send_done": (2000, 8000.0),
-                                       "srpt_kick_work": (200, 1000.0)})
+                                       "srpt_kick_work": (200, 1000.0)}, softirq={"srpt_send_done": 6000.0})
     r = run_report(d)
     md = open(os.path.join(d, "breakdown.md")).read() if os.path.exists(os.path.join(d, "breakdown.md")) else ""
     check("cost: exit 0, the section present", r.returncode == 0 and "## The driver's cost per I/O (BT_COST=1)" in md,
           r.stdout[-600:])
-    check("cost: totals per I/O, B - A, B/A, calls, and in instructions under icount (250 a us at shift 2)",
-          md.count("| 15.00 | 16.50 | +1.50 | 1.100 | 2.00 | 2.10 | +375 |") == 8, md[-1500:])
-    rows_b = md.split("B: µs per I/O (calls per I/O) of each root")[-1]
-    check("cost: each side's roots, largest first, µs (calls) per I/O",
+    check("cost: totals per I/O, B - A, B/A, calls, softirqs, and B - A without them in instructions "
+          "under icount (250 a us at shift 2)",
+          md.count("| 15.00 | 16.50 | +1.50 | 1.100 | 2.00 | 2.10 | 1.00 | 3.00 | -0.50 | -125 |") == 8, md[-1500:])
+    rows_b = md.split("B: µs per I/O (calls per I/O; µs of it in softirqs) of each root")[-1]
+    check("cost: each side's roots, largest first, µs (calls; softirq µs) per I/O",
           [l.split("`")[1] for l in rows_b.splitlines() if l.startswith("| `")] ==
-          ["srpt_recv_done", "srpt_send_done", "srpt_kick_work"] and "| 0.50 (0.10) |" in rows_b, rows_b[:800])
+          ["srpt_recv_done", "srpt_send_done", "srpt_kick_work"] and "| 0.50 (0.10; 0.00) |" in rows_b and
+          "| 4.00 (1.00; 3.00) |" in rows_b, rows_b[:800])
     write_cost(d, "B", "rd-randread-qd1", 2000, {"srpt_recv_done": (2000, 24000.0)}, overrun=7)
     os.remove(os.path.join(d, "A-nb-randwrite-qd32.cost"))
     write_cost(d, "A", "rd-randwrite-qd1", 0, {"srpt_recv_done": (0, 0.0)})

@@ -289,7 +289,7 @@ cost_setup() {
 	for o in funcgraph-duration funcgraph-tail funcgraph-cpu; do echo 1 >$TR/options/$o; done
 	echo ':mod:ib_srpt' >$TR/set_ftrace_filter || fail "cost: no ftrace filter on ib_srpt's functions"
 	echo function_graph >$TR/current_tracer || fail "cost: no function_graph tracer"
-	ok "cost: function_graph at depth 1 on ib_srpt ($(wc -l <$TR/set_ftrace_filter) traceable functions)"
+	ok "cost: function_graph on ib_srpt ($(wc -l <$TR/set_ftrace_filter) traceable functions)"
 }
 
 cost_del() {
@@ -300,44 +300,62 @@ cost_del() {
 	echo >$TR/trace
 }
 
-# cost_graph FILE: the ring buffer's completed root calls as 'name
-# microseconds' lines (a leaf 'f();' or, when something was traced inside,
-# the closing '} /* f */'), then the buffer cleared. Its per-CPU overruns
-# are printed on stdout.
+# cost_graph FILE: the ring buffer's completed calls at depth 1 as 'root
+# NAME MICROSECONDS' lines (a leaf 'f();' or, when something was traced
+# inside, the closing '} /* f */'), and each __do_softirq run directly
+# inside one as 'softirq ROOT MICROSECONDS'; then the buffer cleared. The
+# per-CPU overruns are printed on stdout. Depth comes from the graph's
+# indentation: two spaces after the '|' at depth 1, two more per level.
 cost_graph() {
 	grep -h '^overrun' $TR/per_cpu/cpu*/stats | awk '{s += $2} END {print s + 0}'
 	awk -F'|' 'NF >= 2 {
+		f = $2; match(f, /^ */); dep = RLENGTH > 2 ? 2 : 1
+		sub(/^ +/, "", f); sub(/ +$/, "", f)
+		if (f ~ /\(\) \{$/) {
+			if (dep == 1) { cur = f; sub(/\(\) \{$/, "", cur); sub(/ \[ib_srpt\]$/, "", cur) }
+			next
+		}
 		d = ""; if (match($1, /[0-9]+(\.[0-9]+)? us/)) d = substr($1, RSTART, RLENGTH - 3)
-		f = $2; sub(/^ +/, "", f); sub(/ +$/, "", f)
 		if (d == "") next
 		if (f ~ /\(\);$/) sub(/\(\);$/, "", f)
 		else if (f ~ /^} \/\* .* \*\/$/) { sub(/^} \/\* /, "", f); sub(/ \*\/$/, "", f) }
 		else next
 		sub(/ \[ib_srpt\]$/, "", f)
-		print f, d
+		if (dep == 1) {
+			if (f != "__do_softirq") print "root", f, d
+			cur = ""
+		} else if (f == "__do_softirq" && cur != "") {
+			print "softirq", cur, d
+		}
 	}' $TR/trace >"$1"
 	echo >$TR/trace
 }
 
 # cost_window TAG DEV RW QD: fio at QD; 1 s with the whole module hooked
-# finds the roots, then BT_COST_S seconds with only those hooked: per root,
-# its calls and their total duration, and the I/Os the initiator's disk
-# completed, in $OUT/TAG.cost ('ios N', 'overrun N', 'root NAME CALLS US').
+# finds the roots, then BT_COST_S seconds with only those hooked, and
+# __do_softirq at depth 2 (the softirqs that ran inside a root: rxe's work
+# at the end of a post section, or on an interrupt's exit): per root, its
+# calls, their total duration and the softirq time inside them, and the
+# I/Os the initiator's disk completed, in $OUT/TAG.cost ('ios N', 'overrun
+# N', 'root NAME CALLS US', 'softirq NAME US').
 cost_window() {
 	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1 roots over
 	# fio's runtime covers the discovery's graph too: under icount reading
 	# and parsing it takes the guest some 10 s of its clock.
 	fio_steady "$tag" "$dev" "$rw" "$qd" $((BT_COST_S + 40))
+	echo 1 >$TR/max_graph_depth
 	echo ':mod:ib_srpt' >$TR/set_ftrace_filter
 	echo >$TR/trace
 	echo 1 >$TR/tracing_on
 	sleep 1
 	echo 0 >$TR/tracing_on
 	cost_graph /tmp/cost.discover >/dev/null
-	roots=$(awk '{print $1}' /tmp/cost.discover | sort -u)
+	roots=$(awk '$1 == "root" {print $2}' /tmp/cost.discover | sort -u)
 	[ -n "$roots" ] || { fio_done "$tag"; fail "$tag: cost: no call into ib_srpt in 1 s"; }
 	printf '%s:mod:ib_srpt\n' $roots >$TR/set_ftrace_filter ||
 		fail "$tag: cost: roots not accepted as a filter: $roots"
+	echo __do_softirq >>$TR/set_ftrace_filter || fail "$tag: cost: no ftrace filter on __do_softirq"
+	echo 2 >$TR/max_graph_depth
 	read -r -a s0 <"$bstat"
 	echo 1 >$TR/tracing_on
 	sleep "$BT_COST_S"
@@ -349,8 +367,11 @@ cost_window() {
 	{
 		echo "ios $(( (s1[0] + s1[4]) - (s0[0] + s0[4]) ))"
 		echo "overrun $over"
-		awk '{n[$1]++; t[$1] += $2} END {for (f in n) printf "root %s %d %.3f\n", f, n[f], t[f]}' \
-			/tmp/cost.graph | sort
+		awk '$1 == "root" {n[$2]++; t[$2] += $3} $1 == "softirq" {q[$2] += $3}
+			END {
+				for (f in n) printf "root %s %d %.3f\n", f, n[f], t[f]
+				for (f in q) printf "softirq %s %.3f\n", f, q[f]
+			}' /tmp/cost.graph | sort
 	} >"$OUT/$tag.cost"
 	echo "$tag: cost over $(head -1 "$OUT/$tag.cost"), $(grep -c '^root' "$OUT/$tag.cost") roots, $over events overrun"
 }
