@@ -26,8 +26,8 @@
 #                         call into ib_srpt from outside it timed with
 #                         function_graph, per I/O by root function; under
 #                         icount in instructions; tests/vm/driver_cost.py)
-#   BT_COST_S=4          (seconds of each cost window, after 1 s that finds
-#                         the roots)
+#   BT_COST_S=4          (seconds of each cost window, after 0.5 s that
+#                         finds the roots)
 # Output: breakdown.md (also on stdout), breakdown.json, flame-<side>-<lun>.png
 # and the guest's raw files in $VM_ARTIFACTS/bench-trace/ (default
 # build/vm-artifacts/bench-trace/). Exit status 0: report written; 1: the
@@ -58,9 +58,9 @@ case $BT_COST in 0|1) ;; *) die "BT_COST must be 0 or 1";; esac
 # under TCG), about a minute of login and set-up; three times that, plus
 # the boot and the backstores.
 # the census: 8 windows of CENSUS_S + ~12 s of fio start and ramp; the
-# cost: 8 fio jobs of COST_S + 40 s (the window, the discovery and reading
+# cost: 8 fio jobs of COST_S + 60 s (the window, the discovery and reading
 # its graph) and ~10 s of start
-VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + BT_CENSUS * 8 * (BT_CENSUS_S + 12) + BT_COST * 8 * (BT_COST_S + 50) + 60)))}
+VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + BT_CENSUS * 8 * (BT_CENSUS_S + 12) + BT_COST * 8 * (BT_COST_S + 70) + 60)))}
 guest_clock_setup "$user_vm_timeout"  # BENCH_ICOUNT (common.sh)
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"

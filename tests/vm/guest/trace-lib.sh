@@ -331,7 +331,7 @@ cost_graph() {
 	echo >$TR/trace
 }
 
-# cost_window TAG DEV RW QD: fio at QD; 1 s with the whole module hooked
+# cost_window TAG DEV RW QD: fio at QD; 0.5 s with the whole module hooked
 # finds the roots, then BT_COST_S seconds with only those hooked, and
 # __do_softirq at depth 2 (the softirqs that ran inside a root: rxe's work
 # at the end of a post section, or on an interrupt's exit): per root, its
@@ -340,18 +340,19 @@ cost_graph() {
 # N', 'root NAME CALLS US', 'softirq NAME US').
 cost_window() {
 	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1 roots over
-	# fio's runtime covers the discovery's graph too: under icount reading
-	# and parsing it takes the guest some 10 s of its clock.
-	fio_steady "$tag" "$dev" "$rw" "$qd" $((BT_COST_S + 40))
+	# fio's runtime covers the discovery's graph and the filter changes
+	# too: under icount they took the guest 10-40 s of its clock (the
+	# port's module, hooked whole at QD32, the most).
+	fio_steady "$tag" "$dev" "$rw" "$qd" $((BT_COST_S + 60))
 	echo 1 >$TR/max_graph_depth
 	echo ':mod:ib_srpt' >$TR/set_ftrace_filter
 	echo >$TR/trace
 	echo 1 >$TR/tracing_on
-	sleep 1
+	sleep 0.5
 	echo 0 >$TR/tracing_on
 	cost_graph /tmp/cost.discover >/dev/null
 	roots=$(awk '$1 == "root" {print $2}' /tmp/cost.discover | sort -u)
-	[ -n "$roots" ] || { fio_done "$tag"; fail "$tag: cost: no call into ib_srpt in 1 s"; }
+	[ -n "$roots" ] || { fio_done "$tag"; fail "$tag: cost: no call into ib_srpt in 0.5 s"; }
 	printf '%s:mod:ib_srpt\n' $roots >$TR/set_ftrace_filter ||
 		fail "$tag: cost: roots not accepted as a filter: $roots"
 	echo __do_softirq >>$TR/set_ftrace_filter || fail "$tag: cost: no ftrace filter on __do_softirq"
