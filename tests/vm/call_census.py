@@ -53,18 +53,7 @@ def read_census(path):
 
 def load(d):
     """({(side, job): (ios, per_io)}, errors) for the census files of DIR."""
-    out, errors = {}, []
-    for side in SIDES:
-        for job, _ in JOBS:
-            path = os.path.join(d, "%s-%s.census" % (side, job))
-            if not os.path.exists(path):
-                errors.append("missing " + os.path.basename(path))
-                continue
-            try:
-                out[(side, job)] = read_census(path)
-            except ValueError as e:
-                errors.append(str(e))
-    return out, errors
+    return trace_jobs.read_each(d, SIDES, [job for job, _ in JOBS], "census", read_census)
 
 
 def table(census):

@@ -53,21 +53,10 @@ def read_cost(path):
 def load(d):
     """({(side, job): cost}, errors) for the cost files of DIR. Lost trace
     events are an error: the sums would be short."""
-    out, errors = {}, []
-    for side in SIDES:
-        for job, _ in JOBS:
-            path = os.path.join(d, "%s-%s.cost" % (side, job))
-            if not os.path.exists(path):
-                errors.append("missing " + os.path.basename(path))
-                continue
-            try:
-                c = read_cost(path)
-            except ValueError as e:
-                errors.append(str(e))
-                continue
-            if c["overrun"]:
-                errors.append("%s: %d trace events lost" % (os.path.basename(path), c["overrun"]))
-            out[(side, job)] = c
+    out, errors = trace_jobs.read_each(d, SIDES, [job for job, _ in JOBS], "cost", read_cost)
+    for (side, job), c in sorted(out.items()):
+        if c["overrun"]:
+            errors.append("%s-%s.cost: %d trace events lost" % (side, job, c["overrun"]))
     return out, errors
 
 

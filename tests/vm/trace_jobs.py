@@ -1,8 +1,9 @@
 """The fio jobs of `make bench-trace`, for the scripts that read its files
-(bench-breakdown.py, call_census.py): both LUNs, 4k randread and
+(bench-breakdown.py, call_census.py, driver_cost.py): both LUNs, 4k randread and
 randwrite, QD1 and QD32. The guest's each_job
 (tests/vm/guest/scenarios/bench-trace.sh) runs the same matrix and names
 its files <side>-<lun>-<rw>-qd<N>."""
+import os
 
 # (file part, name in the report)
 LUNS = (("rd", "rd_mcp"), ("nb", "iblock/null_blk"))
@@ -18,3 +19,21 @@ def each():
         for rw, command, _ in JOBS:
             for qd in DEPTHS:
                 yield lun, lun_name, rw, command, qd
+
+
+def read_each(d, sides, jobs, ext, read):
+    """({(side, job): read(path)}, errors) for DIR's <side>-<job>.<ext>
+    files: a missing file, or one read() refuses with ValueError, is named
+    in errors and left out."""
+    out, errors = {}, []
+    for side in sides:
+        for job in jobs:
+            path = os.path.join(d, "%s-%s.%s" % (side, job, ext))
+            if not os.path.exists(path):
+                errors.append("missing " + os.path.basename(path))
+                continue
+            try:
+                out[(side, job)] = read(path)
+            except ValueError as e:
+                errors.append(str(e))
+    return out, errors
