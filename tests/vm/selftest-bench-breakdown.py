@@ -417,14 +417,35 @@ def write_census(d, side, job, ios, hits):
             f.write("c_%s %d\n" % (name, n))
 
 
-def test_census(tmp):
-    """BT_CENSUS=1: calls per I/O from kprobe hit counts, B - A."""
-    d = os.path.join(tmp, "census")
+def check_mode_off(d, mode, title, script):
+    """With MODE 0 in host-load.txt the report has no TITLE section; SCRIPT
+    on its own without a directory prints its usage and exits 2."""
+    with open(os.path.join(d, "host-load.txt"), "w") as f:
+        f.write("load_start 0.10\nload_end 2.20\nmax_load 0.5\nclock wall\nstages 1\n%s 0\n" % mode)
+    r = run_report(d)
+    check("%s: BT_%s=0: no section, the %s files not read" % (mode, mode.upper(), mode),
+          r.returncode == 0 and title not in r.stdout, r.stdout[-300:])
+    out = subprocess.run([PY, os.path.join(CODE, script)], capture_output=True, text=True, timeout=60)
+    check("%s: %s without a directory prints its usage, exit 2" % (mode, script),
+          out.returncode == 2 and script + " DIR" in out.stdout, out.stdout[-300:])
+
+
+def icount_dir(tmp, name, modes):
+    """(dir, jobs): a synthetic bench-trace directory under the
+    instruction clock with MODES ('census 1\n' and the like) in its
+    host-load.txt, and the 8 jobs' file parts, written out here rather
+    than taken from trace_jobs.py so that the matrix is tested too."""
+    d = os.path.join(tmp, name)
     os.makedirs(d)
     make_dir(d, "0.10")
     with open(os.path.join(d, "host-load.txt"), "a") as f:
-        f.write("clock icount shift=2\nstages 1\ncensus 1\n")
-    jobs = ["%s-%s-qd%d" % (l, rw, qd) for l in ("rd", "nb") for rw in ("randread", "randwrite") for qd in (1, 32)]
+        f.write("clock icount shift=2\nstages 1\n" + modes)
+    return d, ["%s-%s-qd%d" % (l, rw, qd) for l in ("rd", "nb") for rw in ("randread", "randwrite") for qd in (1, 32)]
+
+
+def test_census(tmp):
+    """BT_CENSUS=1: calls per I/O from kprobe hit counts, B - A."""
+    d, jobs = icount_dir(tmp, "census", "census 1\n")
     for job in jobs:
         # A: 2000 I/Os, 132000 irqsave locks (66 per I/O); B: 1000 I/Os,
         # 73000 (73 per I/O); kfree 12 and 14 per I/O; srp_queuecommand
@@ -454,14 +475,7 @@ def test_census(tmp):
           r.returncode == 1 and "missing B-nb-randwrite-qd32.census" in r.stdout and
           "A-rd-randread-qd1.census: no I/O completed in the window" in r.stdout, r.stdout[-600:])
     # Without 'census 1' in host-load.txt the files are not read.
-    with open(os.path.join(d, "host-load.txt"), "w") as f:
-        f.write("load_start 0.10\nload_end 2.20\nmax_load 0.5\nclock wall\nstages 1\ncensus 0\n")
-    r = run_report(d)
-    check("census: BT_CENSUS=0: no section, the census files not read",
-          r.returncode == 0 and "Calls per I/O" not in r.stdout, r.stdout[-300:])
-    out = subprocess.run([PY, os.path.join(CODE, "call_census.py")], capture_output=True, text=True, timeout=60)
-    check("census: call_census.py without a directory prints its usage, exit 2",
-          out.returncode == 2 and "call_census.py DIR" in out.stdout, out.stdout[-300:])
+    check_mode_off(d, "census", "Calls per I/O", "call_census.py")
 
 
 def write_cost(d, side, job, ios, roots, overrun=0, softirq=None):
@@ -475,12 +489,7 @@ def write_cost(d, side, job, ios, roots, overrun=0, softirq=None):
 
 def test_cost(tmp):
     """BT_COST=1: the driver's root calls, microseconds per I/O."""
-    d = os.path.join(tmp, "cost")
-    os.makedirs(d)
-    make_dir(d, "0.10")
-    with open(os.path.join(d, "host-load.txt"), "a") as f:
-        f.write("clock icount shift=2\nstages 1\ncensus 0\ncost 1\n")
-    jobs = ["%s-%s-qd%d" % (l, rw, qd) for l in ("rd", "nb") for rw in ("randread", "randwrite") for qd in (1, 32)]
+    d, jobs = icount_dir(tmp, "cost", "census 0\ncost 1\n")
     for job in jobs:
         # A: 1000 I/Os, recv_done 10 us and send_done 5 us per I/O, one
         # call each: 15 us, 2 calls per I/O. B: 2000 I/Os, recv_done 12 us
@@ -512,14 +521,7 @@ def test_cost(tmp):
           r.returncode == 1 and "B-rd-randread-qd1.cost: 7 trace events lost" in r.stdout and
           "missing A-nb-randwrite-qd32.cost" in r.stdout and
           "A-rd-randwrite-qd1.cost: no I/O completed in the window" in r.stdout, r.stdout[-800:])
-    with open(os.path.join(d, "host-load.txt"), "w") as f:
-        f.write("load_start 0.10\nload_end 2.20\nmax_load 0.5\nclock wall\nstages 1\ncensus 0\ncost 0\n")
-    r = run_report(d)
-    check("cost: BT_COST=0: no section, the cost files not read",
-          r.returncode == 0 and "driver's cost" not in r.stdout, r.stdout[-300:])
-    out = subprocess.run([PY, os.path.join(CODE, "driver_cost.py")], capture_output=True, text=True, timeout=60)
-    check("cost: driver_cost.py without a directory prints its usage, exit 2",
-          out.returncode == 2 and "driver_cost.py DIR" in out.stdout, out.stdout[-300:])
+    check_mode_off(d, "cost", "driver's cost", "driver_cost.py")
 
 
 def main():
