@@ -206,7 +206,8 @@ cpu_window() {
 # rxe's posting and task runs, the CQ poll work, rdma_rw, LIO's command
 # life, and the initiator's queuecommand and completions as anchors (one
 # per I/O on both sides); and the port's channel lock (its glue's
-# srpt_spin_lock_irqsave: the in-tree driver has no such function).
+# srpt_spin_lock_irqsave: the in-tree driver has no such function) and its
+# post sections (srpt_post_section_begin runs only when one opens).
 # Functions a kernel or driver does not have, or refuses a probe on, are
 # named in the log and left out of that side's counts.
 CENSUS_FUNCS="_raw_spin_lock _raw_spin_lock_irq _raw_spin_lock_irqsave
@@ -221,7 +222,7 @@ rdma_rw_ctx_wrs rdma_rw_ctx_destroy target_init_cmd target_submit_prep
 target_submit target_execute_cmd target_complete_cmd
 transport_generic_free_cmd target_put_sess_cmd target_alloc_sgl
 target_free_sgl srp_queuecommand srp_recv_done srp_send_done
-srpt_spin_lock_irqsave"
+srpt_spin_lock_irqsave srpt_post_section_begin"
 
 # census_add: one kprobe event per function (group srptcensus), enabled;
 # the ring buffer stays off: only kprobe_profile's hit counts are read.
