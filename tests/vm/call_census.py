@@ -22,10 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_jobs  # noqa: E402
 
 SIDES = ("A", "B")
-# (file part, column heading), in the order of the table's columns; the
-# heading keeps the LUN's first word ("iblock") to keep the columns narrow
-JOBS = tuple(("%s-%s-qd%d" % (lun, rw, qd), "%s %s QD%d" % (name.split("/")[0], command, qd))
-             for lun, name, rw, command, qd in trace_jobs.each())
+JOBS = trace_jobs.columns()  # (file part, column heading)
 EVENT_PREFIX = "c_"
 
 

@@ -25,8 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_jobs  # noqa: E402
 
 SIDES = ("A", "B")
-JOBS = tuple(("%s-%s-qd%d" % (lun, rw, qd), "%s %s QD%d" % (name.split("/")[0], command, qd))
-             for lun, name, rw, command, qd in trace_jobs.each())
+JOBS = trace_jobs.columns()  # (file part, column heading)
 
 
 def read_cost(path):

@@ -21,6 +21,14 @@ def each():
                 yield lun, lun_name, rw, command, qd
 
 
+def columns():
+    """(file part, column heading) per job, in the order of the reports'
+    per-job columns; the heading keeps the LUN's first word ("iblock") to
+    keep the columns narrow."""
+    return tuple(("%s-%s-qd%d" % (lun, rw, qd), "%s %s QD%d" % (name.split("/")[0], command, qd))
+                 for lun, name, rw, command, qd in each())
+
+
 def read_each(d, sides, jobs, ext, read):
     """({(side, job): read(path)}, errors) for DIR's <side>-<job>.<ext>
     files: a missing file, or one read() refuses with ValueError, is named
