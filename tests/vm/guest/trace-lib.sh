@@ -268,7 +268,8 @@ census_window() {
 
 # ---- the driver's cost (BT_COST=1; tests/vm/driver_cost.py reads it) ----
 # What the target driver's own calls cost per I/O, timed rather than
-# sampled: function_graph, max_graph_depth 1, on the driver's roots, the
+# sampled: function_graph on the driver's roots (depth 1; __do_softirq at
+# depth 2 measures the softirqs run inside them), the
 # functions of the ib_srpt module that are entered from outside it (its
 # CQ callbacks, LIO's fabric callbacks, its work items). Each root call's
 # duration is everything that runs inside it: the driver's own code, and
@@ -279,7 +280,9 @@ census_window() {
 # glue's C functions dozens of times per I/O), so a discovery pass with the
 # whole module hooked finds, per job, the functions entered at depth 1.
 
-# cost_setup: function_graph, depth 1, time spent scheduled out left out.
+# cost_setup: function_graph on the module, depth 1 (the discovery's; set
+# before the tracer starts, so that it never hooks every kernel function),
+# time spent scheduled out left out.
 cost_setup() {
 	echo 0 >$TR/tracing_on
 	echo nop >$TR/current_tracer
