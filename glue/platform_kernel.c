@@ -4,15 +4,12 @@
  * kernel functions and macros, no policy. The opaque storage the core hands
  * in was sized by generated/srpt/kernel_sizes.h from the same types.
  */
-#include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/errno.h>
-#include <linux/irqflags.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/ktime.h>
-#include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/build_bug.h>
@@ -271,25 +268,6 @@ bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us)
 bool srpt_delayed_work_cancel_sync(void *dwork)
 {
 	return cancel_delayed_work_sync(&((struct srpt_kdwork *)dwork)->dwork);
-}
-
-/*
- * In softirq or interrupt context, or with bottom halves or interrupts
- * already off, a raised softirq runs at the caller's exit anyway (and
- * local_bh_enable() with interrupts off is a bug): nothing to do.
- */
-unsigned long srpt_post_section_begin(void)
-{
-	if (in_interrupt() || irqs_disabled())
-		return 0;
-	local_bh_disable();
-	return 1;
-}
-
-void srpt_post_section_end(unsigned long cookie)
-{
-	if (cookie)
-		local_bh_enable();
 }
 
 void srpt_msleep(uint32_t ms)

@@ -12,7 +12,6 @@
 #include <srpt/channel.hpp>
 #include <srpt/iu_build.hpp>
 #include <srpt/log.hpp>
-#include <srpt/post_section.hpp>
 #include <srpt/wire/srp.hpp>
 
 namespace srpt
@@ -311,36 +310,6 @@ void Channel::OnResponseLost()
 			 id_);
 }
 
-namespace
-{
-
-/*
- * Post sections (post_section.hpp) pay when a post is the channel's only
- * work: at queue depth 1, 6.1's rdma_rxe then runs the send work at the
- * section's end instead of after a switch to ksoftirqd. With more commands
- * in progress they cost: the section's end runs every pending softirq
- * (every QP's rxe work, veth's receive) in LIO's completion worker,
- * serialising what ksoftirqd and the worker did side by side. Issue 16's
- * benches: a section opened at every depth brought 4k randread QD1 total
- * latency to 0.91-0.93 of the in-tree driver's but QD32 reads to
- * 0.66-0.78; opened only up to this bound, QD1 reads 0.77-0.90 in three
- * 7-round runs that always ran the port second, and 0.92 (rd_mcp) and
- * 0.985 (iblock) in the first run that alternated the order: within the
- * bench's noise (an in-tree/in-tree run spreads by 0.14). QD32's
- * submission latency is the same as without sections (they do not open
- * there). Two, not one: at queue depth 1 the
- * previous command may still hold its context until its send completion
- * is polled.
- */
-constexpr uint32_t kPostSectionMaxCommands = 2;
-
-} // namespace
-
-bool Channel::PostSectionPays()
-{
-	return core_.CommandsInProgressHint() <= kPostSectionMaxCommands;
-}
-
 Status Channel::QueueResponse(uint32_t index, const CmdResponse &rsp)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
@@ -357,12 +326,8 @@ Status Channel::QueueResponse(uint32_t index, const CmdResponse &rsp)
 	info.sense = rsp.sense;
 	x.rsp_len = static_cast<uint32_t>(
 	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
-	Status st;
-	{
-		const PostSection section(PostSectionPays());
-		st = core_.QueueResponse(s, rsp.n_rdma_writes,
-					 QueueFullPolicy::kReturnQueueFull);
-	}
+	const Status st = core_.QueueResponse(
+	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
 	if (IsOk(st) || st == kQueueFull)
 		return st;
 	/* The post failed: no response, the credit is owed. */
@@ -384,18 +349,7 @@ Status Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
 	if (SRPT_WARN_ON(!Valid(index)))
 		return Status::kInvalid;
 	SendCtx &s = core_.send_ring()[index];
-	Status st;
-	{
-		/*
-		 * Around RDMA READs only: a command whose data is already
-		 * here executes inside WritePending, and execution may sleep
-		 * (fileio writes, iblock's bio allocation).
-		 */
-		const bool posts =
-		    ChannelCore<KernelEnv>::WritePendingPosts(s, n_rdma_reads);
-		const PostSection section(posts && PostSectionPays());
-		st = core_.WritePending(s, n_rdma_reads);
-	}
+	const Status st = core_.WritePending(s, n_rdma_reads);
 	if (IsOk(st) || st == kQueueFull)
 		return st;
 	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",

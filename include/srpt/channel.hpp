@@ -248,8 +248,6 @@ private:
 	void AnswerTaskMgmt(SendCtx &s, uint64_t tag,
 			    wire::TskMgmtRspCode code);
 	bool Valid(uint32_t index) { return index < core_.send_ring().size(); }
-	/* Whether a post should go inside a post section now (few commands). */
-	bool PostSectionPays();
 
 	/* The data path, and the channel's state under its lock. */
 	ChannelCore<KernelEnv> core_;

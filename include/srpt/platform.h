@@ -226,25 +226,6 @@ void srpt_delayed_work_init(void *dwork, srpt_work_fn fn, void *ctx,
 bool srpt_delayed_work_queue(void *dwork, uint32_t delay_us);
 bool srpt_delayed_work_cancel_sync(void *dwork);
 
-/* ---- Post sections ---------------------------------------------------- */
-
-/*
- * A section around posting work requests, in which the device's send work
- * starts at the section's end in this thread instead of in another one.
- * In the kernel: bottom halves off, when the caller runs in process
- * context. 6.1's rdma_rxe runs the send work of a post as a tasklet, which
- * from process context only wakes ksoftirqd: the response then waits for
- * a context switch and for the rest of the caller's work item. With bottom
- * halves off, local_bh_enable() runs the tasklet at once. (6.12's rdma_rxe
- * queues a work item instead, and hardware HCAs ring a doorbell: there the
- * section only costs its two calls.) Nothing may sleep inside: open it
- * around the post and its lock only, and handle a failure after it ends.
- * Returns the cookie for srpt_post_section_end(). Contract: any context;
- * sections nest.
- */
-unsigned long srpt_post_section_begin(void);
-void srpt_post_section_end(unsigned long cookie);
-
 /* ---- Sleeping --------------------------------------------------------- */
 
 /* msleep(). Contract: process context. */

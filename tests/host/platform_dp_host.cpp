@@ -168,14 +168,12 @@ int srpt_dp_post_send(struct srpt_dp_ch *ch, uint32_t index, uint32_t,
 		return g_script.post_send_rc;
 	ch->posted_send.push_back(index);
 	ch->posted_send_rdma.push_back(n_rdma_writes);
-	ch->sends_in_section += srpt::host::PostSectionsOpen() > 0;
 	return 0;
 }
 
 int srpt_dp_post_rdma_read(struct srpt_dp_ch *ch, uint32_t index)
 {
 	ch->posted_read.push_back(index);
-	ch->reads_in_section += srpt::host::PostSectionsOpen() > 0;
 	return 0;
 }
 

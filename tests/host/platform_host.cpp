@@ -47,7 +47,6 @@ std::function<void(const char *, int, const char *)> g_warn_handler;
 uint64_t g_clock_ns = 1'000'000'000ull;
 
 thread_local int t_spinlocks_held = 0;
-thread_local int t_post_sections = 0;
 
 struct HostWork {
 	srpt_work_fn fn;
@@ -291,21 +290,6 @@ void srpt_mutex_assert_held(void *mutex)
 {
 	static_cast<HostLock *>(mutex)->AssertHeld(
 	    "mutex not held by this thread (lockdep_assert_held)");
-}
-
-unsigned long srpt_post_section_begin(void)
-{
-	t_post_sections++;
-	return 1;
-}
-
-void srpt_post_section_end(unsigned long cookie)
-{
-	if (cookie != 1 || t_post_sections == 0)
-		Warn(__FILE__, __LINE__,
-		     "post section ended without its begin");
-	else
-		t_post_sections--;
 }
 
 void srpt_mutex_destroy(void *mutex)
@@ -613,19 +597,11 @@ int SpinLocksHeld()
 	return t_spinlocks_held;
 }
 
-int PostSectionsOpen()
-{
-	return t_post_sections;
-}
-
 void MightSleep(const char *what)
 {
 	if (t_spinlocks_held > 0)
 		Warn(__FILE__, __LINE__,
 		     (std::string(what) + " while holding a spinlock").c_str());
-	if (t_post_sections > 0)
-		Warn(__FILE__, __LINE__,
-		     (std::string(what) + " inside a post section").c_str());
 }
 
 } // namespace srpt::host

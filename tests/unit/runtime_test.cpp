@@ -6,7 +6,6 @@
 #include <srpt/intrusive_list.hpp>
 #include <srpt/lock.hpp>
 #include <srpt/log.hpp>
-#include <srpt/post_section.hpp>
 #include <srpt/status.hpp>
 
 #include "test_support.hpp"
@@ -67,30 +66,6 @@ TEST(Alloc, SleepingAllocationUnderSpinlockIsReported)
 	ASSERT_EQ(expect.warnings().size(), 1u);
 	EXPECT_EQ(expect.warnings()[0],
 		  "GFP_KERNEL allocation while holding a spinlock");
-}
-
-/*
- * A post section is atomic in the kernel (bottom halves off): the host
- * reports what may sleep inside it, and sections nest.
- */
-TEST(PostSection, SleepingInsideIsReportedAndSectionsNest)
-{
-	test::ScopedExpectWarn expect;
-	{
-		const PostSection outer(true);
-		{
-			const PostSection inner(true);
-			EXPECT_EQ(host::PostSectionsOpen(), 2);
-		}
-		EXPECT_EQ(host::PostSectionsOpen(), 1);
-		Free(Allocate(8, Gfp::kKernel));
-		Free(Allocate(8, Gfp::kAtomic));
-	}
-	EXPECT_EQ(host::PostSectionsOpen(), 0);
-	Free(Allocate(8, Gfp::kKernel));
-	ASSERT_EQ(expect.warnings().size(), 1u);
-	EXPECT_EQ(expect.warnings()[0],
-		  "GFP_KERNEL allocation inside a post section");
 }
 
 TEST(IntrusiveList, FifoOrderAndMembership)

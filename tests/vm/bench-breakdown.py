@@ -190,8 +190,7 @@ def main():
            "CPU of the guest (/proc/stat: fio, ib_srp, rxe and the target; the initiator's part",
            "is the same on both sides); *target*: the guest figure times the share of the busy",
            "cpu-clock samples that have a target frame (ib_srpt, LIO, its backends, the target's",
-           "CQ poll work). The port's post sections run the pending softirqs (rxe's work)",
-           "inside its response path: at QD1 those samples count as the target's too.", "",
+           "CQ poll work).", "",
            "| LUN | job | QD | A IOPS | B IOPS | A guest | B guest | B/A | A target | B target | B/A |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     ksyms = {side: ksyms_of(d, side) for side in SIDES}
@@ -243,7 +242,7 @@ def main():
                "own: what ran inside the calls, the driver's code and what it asked of LIO, rxe and",
                "the allocator, with interrupts off or on; not the time scheduled out. Softirqs",
                "that ran inside a call (rxe's pending work, whoever's it was, at a bottom-half",
-               "enable such as the end of the port's post sections, or at an interrupt's exit)",
+               "enable, or at an interrupt's exit)",
                "count too; their part is shown, and B - A without them. Each root call also",
                "carries the tracer's own entry and exit." +
                (" Under icount shift=%s a microsecond is %g instructions." % (

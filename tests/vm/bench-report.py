@@ -76,8 +76,9 @@ def fio_value(path, field):
     # Total latency (submission + completion), from fio's lat_percentiles=1.
     # clat alone leaves out the submission, and in one guest the initiator
     # and the target share the CPUs: a change can move target work from
-    # one into the other (issue 16's post section: clat 0.56 of in-tree,
-    # total 0.93). A report without lat_ns percentiles is refused.
+    # one into the other (issue 16's post sections, since removed: clat
+    # 0.56 of in-tree, total 0.93). A report without lat_ns percentiles is
+    # refused.
     pct = p.get("lat_ns", {}).get("percentile")
     if not pct:
         sys.exit("bench-report: %s has no lat_ns percentiles (fio without lat_percentiles=1)" % path)

@@ -248,16 +248,6 @@ public:
 	 */
 	const char *CheckInvariants();
 
-	/*
-	 * How many commands hold a send context, read without the lock: a
-	 * hint for a choice that is correct either way (the post section),
-	 * never for the state machine.
-	 */
-	uint32_t CommandsInProgressHint() const SRPT_NO_THREAD_SAFETY_ANALYSIS
-	{
-		return pool_.in_use_hint();
-	}
-
 	SendRing &send_ring() { return send_ring_; }
 	RecvRing *recv_ring() { return recv_ring_; }
 	bool use_srq() const { return use_srq_; }

@@ -7,10 +7,6 @@
  *
  * It replaces the in-tree driver's use of the session's sbitmap tag pool;
  * the index of a context is the tag the glue gives the target core.
- *
- * The free count is stored with relaxed atomics so that in_use_hint() may
- * read it without the lock (a figure that may be stale by the time the
- * caller acts on it); every other member needs the lock.
  */
 #ifndef SRPT_DATAPATH_SEND_CTX_POOL_HPP
 #define SRPT_DATAPATH_SEND_CTX_POOL_HPP
@@ -48,7 +44,7 @@ public:
 			ctx.next_free_ = head_;
 			head_ = &ctx;
 		}
-		SetFree(n);
+		free_ = n;
 	}
 
 	/* A free context, or nullptr. The context stays in kFree. */
@@ -59,7 +55,7 @@ public:
 			return nullptr;
 		head_ = ctx->next_free_;
 		ctx->next_free_ = nullptr;
-		SetFree(free_ - 1);
+		free_--;
 		return ctx;
 	}
 
@@ -69,7 +65,7 @@ public:
 		SRPT_WARN_ON(!ctx.state_.Is(CmdState::kFree));
 		ctx.next_free_ = head_;
 		head_ = &ctx;
-		SetFree(free_ + 1);
+		free_++;
 	}
 
 	uint32_t free_count() const { return free_; }
@@ -77,18 +73,7 @@ public:
 	uint32_t in_use() const { return total_ - free_; }
 	bool empty() const { return head_ == nullptr; }
 
-	/* in_use() without the lock. */
-	uint32_t in_use_hint() const
-	{
-		return total_ - __atomic_load_n(&free_, __ATOMIC_RELAXED);
-	}
-
 private:
-	void SetFree(uint32_t n)
-	{
-		__atomic_store_n(&free_, n, __ATOMIC_RELAXED);
-	}
-
 	SendCtx *head_ = nullptr;
 	uint32_t free_ = 0;
 	uint32_t total_ = 0;

@@ -206,8 +206,7 @@ cpu_window() {
 # rxe's posting and task runs, the CQ poll work, rdma_rw, LIO's command
 # life, and the initiator's queuecommand and completions as anchors (one
 # per I/O on both sides); and the port's channel lock (its glue's
-# srpt_spin_lock_irqsave: the in-tree driver has no such function) and its
-# post sections (srpt_post_section_begin runs only when one opens).
+# srpt_spin_lock_irqsave: the in-tree driver has no such function).
 # Functions a kernel or driver does not have, or refuses a probe on, are
 # named in the log and left out of that side's counts.
 CENSUS_FUNCS="_raw_spin_lock _raw_spin_lock_irq _raw_spin_lock_irqsave
@@ -222,7 +221,7 @@ rdma_rw_ctx_wrs rdma_rw_ctx_destroy target_init_cmd target_submit_prep
 target_submit target_execute_cmd target_complete_cmd
 transport_generic_free_cmd target_put_sess_cmd target_alloc_sgl
 target_free_sgl srp_queuecommand srp_recv_done srp_send_done
-srpt_spin_lock_irqsave srpt_post_section_begin"
+srpt_spin_lock_irqsave"
 
 # census_add: one kprobe event per function (group srptcensus), enabled;
 # the ring buffer stays off: only kprobe_profile's hit counts are read.
@@ -338,7 +337,7 @@ cost_graph() {
 # cost_window TAG DEV RW QD: fio at QD; 0.5 s with the whole module hooked
 # finds the roots, then BT_COST_S seconds with only those hooked, and
 # __do_softirq at depth 2 (the softirqs that ran inside a root: rxe's work
-# at the end of a post section, or on an interrupt's exit): per root, its
+# at a bottom-half enable, or on an interrupt's exit): per root, its
 # calls, their total duration and the softirq time inside them, and the
 # I/Os the initiator's disk completed, in $OUT/TAG.cost ('ios N', 'overrun
 # N', 'root NAME CALLS US', 'softirq NAME US').

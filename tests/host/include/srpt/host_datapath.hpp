@@ -25,9 +25,6 @@ struct FakeCh {
 	std::vector<uint32_t> posted_send;	/* send indexes */
 	std::vector<uint32_t> posted_send_rdma; /* n_rdma of each send */
 	std::vector<uint32_t> posted_read;
-	/* Posts made inside a post section (srpt_post_section_begin). */
-	uint32_t sends_in_section = 0;
-	uint32_t reads_in_section = 0;
 	uint32_t zlw_posted = 0;
 	bool qp_error = false;
 	bool accepted = false;

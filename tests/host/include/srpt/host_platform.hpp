@@ -86,12 +86,10 @@ std::vector<std::string> TraceEvents();
 /* ---- context ---- */
 /* Spinlocks held by the calling thread (sleeping while > 0 is a bug). */
 int SpinLocksHeld();
-/* Post sections (srpt_post_section_begin) the calling thread is in. */
-int PostSectionsOpen();
 /*
  * For a fake of a kernel call that may sleep: a warning (a test failure)
- * when the calling thread holds a spinlock or is in a post section, where
- * the kernel would report "scheduling while atomic".
+ * when the calling thread holds a spinlock, where the kernel would report
+ * "scheduling while atomic".
  */
 void MightSleep(const char *what);
 
