@@ -47,6 +47,7 @@ std::function<void(const char *, int, const char *)> g_warn_handler;
 uint64_t g_clock_ns = 1'000'000'000ull;
 
 thread_local int t_spinlocks_held = 0;
+thread_local uint64_t t_spinlock_acquisitions = 0;
 
 struct HostWork {
 	srpt_work_fn fn;
@@ -253,6 +254,7 @@ unsigned long srpt_spin_lock_irqsave(void *lock)
 {
 	static_cast<HostLock *>(lock)->Lock();
 	t_spinlocks_held++;
+	t_spinlock_acquisitions++;
 	return 0x200; /* "interrupts were on" */
 }
 
@@ -595,6 +597,11 @@ void AdvanceClock(uint64_t ns)
 int SpinLocksHeld()
 {
 	return t_spinlocks_held;
+}
+
+uint64_t SpinLockAcquisitions()
+{
+	return t_spinlock_acquisitions;
 }
 
 void MightSleep(const char *what)

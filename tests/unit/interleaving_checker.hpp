@@ -93,6 +93,26 @@ private:
 				     "disconnect");
 			MaybeConcurrent();
 		};
+		/*
+		 * The send completion's PutCmd runs without the core's lock
+		 * (the put window): the target core may drop the other
+		 * reference, answer or abort another command, the initiator
+		 * send, before and after the fabric's drop. (Other PutCmd
+		 * calls end a command whose model state the caller updates
+		 * after the call: no events inside those.)
+		 */
+		h_->on_put = [this, put = h_->on_put](SendCtx &s) {
+			const bool window = &s == completing_;
+			if (window)
+				completing_ = nullptr;
+			in_put_ += window;
+			if (window)
+				ConcurrentInPut();
+			put(s);
+			if (window)
+				ConcurrentInPut();
+			in_put_ -= window;
+		};
 		rtu_at_ = Rand(6);
 		disconnect_at_ = p_.disconnect ? Rand(p_.steps) : ~0u;
 	}
@@ -160,6 +180,13 @@ private:
 			break;
 		}
 		nesting_--;
+	}
+
+	void ConcurrentInPut()
+	{
+		in_put_concurrent_++;
+		MaybeConcurrent();
+		in_put_concurrent_--;
 	}
 
 	/* Picks and runs one enabled event; false if none is enabled. */

@@ -69,6 +69,10 @@ TEST(InterleavingChecker, RandomSchedules)
 	std::printf("[ coverage ] %llu disconnects while a drainer had dropped "
 		    "the lock\n",
 		    (unsigned long long)g_cov.concurrent_disconnects);
+	std::printf("[ coverage ] %llu last references dropped inside PutCmd, "
+		    "%llu of them by another context\n",
+		    (unsigned long long)g_cov.releases_in_put,
+		    (unsigned long long)g_cov.concurrent_releases_in_put);
 	/* A checker that never reaches the interesting paths checks nothing. */
 	if (n >= 1000) {
 		EXPECT_GT(g_cov.waited, 0u);
@@ -80,6 +84,8 @@ TEST(InterleavingChecker, RandomSchedules)
 		EXPECT_GT(g_cov.release_before_completion, 0u);
 		EXPECT_GT(g_cov.concurrent, 0u);
 		EXPECT_GT(g_cov.concurrent_disconnects, 0u);
+		EXPECT_GT(g_cov.releases_in_put, 0u);
+		EXPECT_GT(g_cov.concurrent_releases_in_put, 0u);
 	}
 }
 

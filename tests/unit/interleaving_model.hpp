@@ -75,6 +75,11 @@ struct Coverage {
 		 queue_full = 0, deferred = 0, aborts = 0, disconnects = 0,
 		 post_failures = 0, release_before_completion = 0,
 		 max_wait_depth = 0, concurrent = 0, concurrent_disconnects = 0;
+	/*
+	 * Last references dropped while a send completion's PutCmd ran (the
+	 * put window), and how many of them another context dropped.
+	 */
+	uint64_t releases_in_put = 0, concurrent_releases_in_put = 0;
 };
 inline Coverage g_cov;
 
@@ -100,6 +105,15 @@ public:
 	}
 
 protected:
+	/*
+	 * Set by the checker while a PutCmd runs, and while another context
+	 * runs an event inside one (the put window).
+	 */
+	int in_put_ = 0;
+	int in_put_concurrent_ = 0;
+	/* The context whose send completion runs (its PutCmd is the window). */
+	SendCtx *completing_ = nullptr;
+
 	static void ObserveState(void *cookie, CmdState from, CmdState to,
 				 bool legal)
 	{
@@ -179,6 +193,11 @@ protected:
 		Log("  last reference of tag " + std::to_string(c.tag));
 		if (s.posted_wrs() != 0)
 			g_cov.release_before_completion++;
+		if (in_put_ > 0) {
+			g_cov.releases_in_put++;
+			if (in_put_concurrent_ > 0)
+				g_cov.concurrent_releases_in_put++;
+		}
 		cmds_.erase(&s);
 		h_->core.ReleaseCmd(s);
 	}
@@ -269,7 +288,10 @@ protected:
 							       : "zlw") +
 		    " completion tag " + std::to_string(wr.tag) +
 		    (ok ? "" : " (error)"));
+		SendCtx *const outer = completing_;
+		completing_ = wr.kind == WrKind::kResponse ? wr.s : nullptr;
 		PostedWr done = h_->CompleteNext(ok);
+		completing_ = outer;
 		if (done.kind == WrKind::kZlw &&
 		    h_->last_zlw == ZlwOutcome::kReleaseChannel)
 			release_ready_ = true;

@@ -43,6 +43,11 @@
  * the CQ context drains inline; any other context (the target core's last
  * reference drop) kicks the work item. Under the lock a free context and a
  * waiting IU never coexist without a drainer running or a kick pending.
+ * The usual last reference is the one the send completion drops itself
+ * (PutCmd): a ReleaseCmd while that call runs, whatever its context, leaves
+ * the context to OnSendDone, which frees it and serves the wait list in
+ * one lock hold (the put window, SendCtx::put_window_): a send completion
+ * takes two lock round trips instead of three.
  *
  * This file is the interface. The member functions are defined in
  * channel_core_impl.hpp (the public ones) and channel_core_helpers.hpp
@@ -182,7 +187,11 @@ public:
 	 */
 	void OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok);
 
-	/* The SEND of a response completed (@ok false: flushed/failed). */
+	/*
+	 * The SEND of a response completed (@ok false: flushed/failed).
+	 * Returns the context's slots, hands the fabric's reference back
+	 * (PutCmd, without the lock) and serves the wait list.
+	 */
 	void OnSendDone(SendCtx &s, bool ok);
 
 	/* The RDMA READ chain of a write command completed. */
@@ -269,6 +278,22 @@ private:
 
 	/* After a completion that promised a drain (pending_drainers_++). */
 	void DrainFromCompletion();
+
+	/*
+	 * The end of OnSendDone, after PutCmd: frees @freed (released in the
+	 * put window) and serves the wait list, in one lock hold. @promised:
+	 * OnSendDone promised this drain (pending_drainers_++).
+	 */
+	void FinishSendDone(SendCtx *freed, bool promised);
+
+	/* The put window (SendCtx::put_window_). No lock. */
+	static void OpenPutWindow(SendCtx &s);
+	/*
+	 * Closes the window; true if it was still open, i.e. this caller
+	 * took it: ReleaseCmd then leaves the context to OnSendDone, and
+	 * OnSendDone, when it finds it taken, frees the context itself.
+	 */
+	static bool TakePutWindow(SendCtx &s);
 
 	/*
 	 * Someone must run the wait list, and nobody will: the caller kicks

@@ -104,6 +104,33 @@ void ChannelCore<Env>::DrainFromCompletion()
 }
 
 template <typename Env>
+void ChannelCore<Env>::FinishSendDone(SendCtx *freed, bool promised)
+{
+	SpinLockGuard guard(lock_);
+	if (promised) {
+		SRPT_WARN_ON(pending_drainers_ == 0);
+		pending_drainers_--;
+	}
+	if (freed) {
+		SRPT_WARN_ON(!freed->state_.Is(CmdState::kDone));
+		FreeCtxLocked(*freed);
+	}
+	DrainLocked(guard);
+}
+
+template <typename Env>
+void ChannelCore<Env>::OpenPutWindow(SendCtx &s)
+{
+	__atomic_store_n(&s.put_window_, 1u, __ATOMIC_RELEASE);
+}
+
+template <typename Env>
+bool ChannelCore<Env>::TakePutWindow(SendCtx &s)
+{
+	return __atomic_exchange_n(&s.put_window_, 0u, __ATOMIC_ACQ_REL) != 0;
+}
+
+template <typename Env>
 bool ChannelCore<Env>::NeedKickLocked() SRPT_REQUIRES(lock_)
 {
 	lock_.AssertHeld();

@@ -256,20 +256,39 @@ void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 	(void)s.state_.TransitionTo(CmdState::kDone);
 	PostDeferredLocked();
 	const bool already_released = s.release_pending_;
-	if (already_released)
-		FreeCtxLocked(s);
-	/*
-	 * A drain follows in this context: a context freed meanwhile
-	 * (by PutCmd below, or by any other path) needs no kick.
-	 */
-	pending_drainers_++;
 	const bool lost = !failed_deferred_.empty();
+	if (already_released) {
+		FreeCtxLocked(s);
+		if (!lost) {
+			/* Nothing to hand back: serve the wait list now. */
+			DrainLocked(guard);
+			return;
+		}
+	} else {
+		OpenPutWindow(s);
+	}
+	/*
+	 * Promise the drain that follows (a context freed meanwhile by any
+	 * other path then needs no kick) only when it is certain to run:
+	 * when the context was freed above, or IUs wait already. Otherwise
+	 * it runs only if the target core releases the context in the put
+	 * window; until then nothing was freed here, and another context
+	 * that frees one kicks the work item as usual.
+	 */
+	const bool promised = already_released || !wait_.empty();
+	if (promised)
+		pending_drainers_++;
 	guard.Release();
 	if (lost)
 		FinishFailedDeferred();
-	if (!already_released)
+	SendCtx *freed = nullptr;
+	if (!already_released) {
 		env_.PutCmd(s);
-	DrainFromCompletion();
+		if (!TakePutWindow(s))
+			freed = &s; /* released inside PutCmd */
+	}
+	if (promised || freed)
+		FinishSendDone(freed, promised);
 }
 
 template <typename Env>
@@ -389,6 +408,13 @@ void ChannelCore<Env>::AbortedTask(SendCtx &s)
 template <typename Env>
 void ChannelCore<Env>::ReleaseCmd(SendCtx &s)
 {
+	/*
+	 * Inside OnSendDone's PutCmd (the usual last reference): the
+	 * context is done, none of its WRs is posted, and OnSendDone frees
+	 * it when PutCmd returns, without a lock round trip here.
+	 */
+	if (TakePutWindow(s))
+		return;
 	SpinLockGuard guard(lock_);
 	if (SRPT_WARN_ON(s.state_.Is(CmdState::kFree)))
 		return;
@@ -454,6 +480,8 @@ const char *ChannelCore<Env>::CheckInvariants()
 		if (s.state_.Is(CmdState::kFree) &&
 		    (s.recv_ || s.posted_wrs_ || s.holds_credit_))
 			return "free send context holds resources";
+		if (__atomic_load_n(&s.put_window_, __ATOMIC_RELAXED) != 0)
+			return "put window left open";
 	}
 	if (wrs != sq_.in_use())
 		return "send-queue budget does not match posted WRs";

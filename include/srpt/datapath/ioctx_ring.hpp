@@ -182,6 +182,14 @@ private:
 	bool holds_credit_ = false;
 	/* The target core dropped its last reference while WRs were posted. */
 	bool release_pending_ = false;
+	/*
+	 * 1 while OnSendDone hands the fabric's reference back (PutCmd): the
+	 * put window. A ReleaseCmd in it, from any context, only takes the
+	 * 1 back, and OnSendDone frees the context in the lock hold it takes
+	 * to serve the wait list anyway. Both sides exchange it atomically,
+	 * so exactly one of them sees the 1. Not guarded by the lock.
+	 */
+	uint32_t put_window_ = 0;
 };
 
 /*

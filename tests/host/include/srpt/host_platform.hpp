@@ -87,6 +87,12 @@ std::vector<std::string> TraceEvents();
 /* Spinlocks held by the calling thread (sleeping while > 0 is a bug). */
 int SpinLocksHeld();
 /*
+ * Spinlock acquisitions by the calling thread since it started: what a
+ * path costs in lock round trips (each one an IRQ-off critical section in
+ * the kernel), counted by the tests that hold a path to its budget.
+ */
+uint64_t SpinLockAcquisitions();
+/*
  * For a fake of a kernel call that may sleep: a warning (a test failure)
  * when the calling thread holds a spinlock, where the kernel would report
  * "scheduling while atomic".
