@@ -306,6 +306,30 @@ struct Harness {
 	ZlwOutcome last_zlw = ZlwOutcome::kNothing;
 };
 
+/*
+ * A live channel with @credits credits, all used by commands 1..credits
+ * (tags 1..credits), none answered yet.
+ */
+struct FullChannel : Harness {
+	explicit FullChannel(uint32_t credits, uint32_t sq = 16)
+	    : Harness(Config(credits, sq))
+	{
+		EXPECT_TRUE(core.OnRtu());
+		for (uint32_t i = 1; i <= credits; i++)
+			Deliver(kOpCmd, i);
+		EXPECT_EQ(served.size(), credits);
+		EXPECT_EQ(core.Stats().send_ctx_free, 0u);
+		EXPECT_EQ(core.Stats().req_lim, 0);
+	}
+	SendCtx *CtxOf(uint64_t tag)
+	{
+		for (const Served &sv : served)
+			if (sv.tag == tag)
+				return sv.s;
+		return nullptr;
+	}
+};
+
 inline IuClass FakeEnv::ClassifyIu(const RecvCtx &r)
 {
 	return ClassifySrpIu(r.buf(), r.byte_len());

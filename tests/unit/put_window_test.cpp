@@ -16,30 +16,25 @@ namespace srpt::test
 namespace
 {
 
-/* A live channel whose @credits commands (tags 1..credits) are served. */
-struct BusyChannel : Harness {
-	explicit BusyChannel(uint32_t credits) : Harness(Config(credits, 16))
-	{
-		EXPECT_TRUE(core.OnRtu());
-		for (uint32_t i = 1; i <= credits; i++)
-			Deliver(kOpCmd, i);
-		EXPECT_EQ(served.size(), credits);
-	}
-	SendCtx *CtxOf(uint64_t tag)
-	{
-		for (const Served &sv : served)
-			if (sv.tag == tag)
-				return sv.s;
-		return nullptr;
-	}
-	/* Lock round trips this thread takes for one CompleteNext(). */
-	uint64_t LocksOfCompleteNext()
-	{
-		const uint64_t before = host::SpinLockAcquisitions();
-		CompleteNext();
-		return host::SpinLockAcquisitions() - before;
-	}
-};
+/* Lock round trips the calling thread takes in @fn. */
+template <typename Fn>
+uint64_t LocksOf(Fn &&fn)
+{
+	const uint64_t before = host::SpinLockAcquisitions();
+	fn();
+	return host::SpinLockAcquisitions() - before;
+}
+
+/* Answers and completes command @tag, then ends the channel. */
+void FinishWith(FullChannel &h, uint64_t tag)
+{
+	h.refs_held.clear();
+	h.put_releases = true;
+	h.on_put = nullptr;
+	ASSERT_EQ(h.Respond(h.CtxOf(tag)), Status::kOk);
+	h.CompleteNext();
+	h.Teardown();
+}
 
 /*
  * The usual order: the target core has dropped its reference, the
@@ -49,17 +44,15 @@ struct BusyChannel : Harness {
  */
 TEST(PutWindow, LastReferenceInsidePutCmdCostsTwoLockRoundTrips)
 {
-	BusyChannel h(2);
+	FullChannel h(2);
 	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
 	const uint32_t free_before = h.core.Stats().send_ctx_free;
-	EXPECT_EQ(h.LocksOfCompleteNext(), 2u);
+	EXPECT_EQ(LocksOf([&h] { h.CompleteNext(); }), 2u);
 	EXPECT_EQ(h.puts.size(), 1u);
 	EXPECT_EQ(h.core.Stats().send_ctx_free, free_before + 1);
 	EXPECT_EQ(h.kicks, 0);
 	h.ExpectInvariants();
-	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
-	h.CompleteNext();
-	h.Teardown();
+	FinishWith(h, 2);
 }
 
 /*
@@ -68,15 +61,13 @@ TEST(PutWindow, LastReferenceInsidePutCmdCostsTwoLockRoundTrips)
  */
 TEST(PutWindow, ReferenceStillHeldCostsOneRoundTripThenTheDropFrees)
 {
-	BusyChannel h(1);
+	FullChannel h(1);
 	h.put_releases = false;
 	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	EXPECT_EQ(h.LocksOfCompleteNext(), 1u);
+	EXPECT_EQ(LocksOf([&h] { h.CompleteNext(); }), 1u);
 	EXPECT_EQ(h.core.Stats().send_ctx_free, 0u);
 	h.ExpectInvariants();
-	const uint64_t before = host::SpinLockAcquisitions();
-	h.DropLastRef(h.CtxOf(1));
-	EXPECT_EQ(host::SpinLockAcquisitions() - before, 1u);
+	EXPECT_EQ(LocksOf([&h] { h.DropLastRef(h.CtxOf(1)); }), 1u);
 	EXPECT_EQ(h.core.Stats().send_ctx_free, 1u);
 	h.ExpectInvariants();
 	h.Teardown();
@@ -89,7 +80,7 @@ TEST(PutWindow, ReferenceStillHeldCostsOneRoundTripThenTheDropFrees)
  */
 TEST(PutWindow, ReleasedBeforeCompletionIsFreedAndServedInOneHold)
 {
-	BusyChannel h(1);
+	FullChannel h(1);
 	h.put_releases = false;
 	SendCtx *s = h.CtxOf(1);
 	ASSERT_EQ(h.Respond(s), Status::kOk);
@@ -97,19 +88,13 @@ TEST(PutWindow, ReleasedBeforeCompletionIsFreedAndServedInOneHold)
 	EXPECT_EQ(h.core.Stats().send_ctx_free, 0u) << "WR still posted";
 	h.Deliver(kOpCmd, 2); /* waits: no context free */
 	EXPECT_EQ(h.core.Stats().wait_depth, 1u);
-	const uint64_t before = host::SpinLockAcquisitions();
-	h.CompleteNext();
 	/* The completion's hold, and the drainer's retake after hand-off. */
-	EXPECT_EQ(host::SpinLockAcquisitions() - before, 2u);
+	EXPECT_EQ(LocksOf([&h] { h.CompleteNext(); }), 2u);
 	EXPECT_TRUE(h.puts.empty()) << "no fabric reference left to drop";
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
 	EXPECT_EQ(h.kicks, 0);
 	h.ExpectInvariants();
-	h.refs_held.clear();
-	h.put_releases = true;
-	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
-	h.CompleteNext();
-	h.Teardown();
+	FinishWith(h, 2);
 }
 
 /*
@@ -121,7 +106,7 @@ TEST(PutWindow, ReleasedBeforeCompletionIsFreedAndServedInOneHold)
  */
 TEST(PutWindow, IuArrivingInsideTheWindowIsServedByTheCompletion)
 {
-	BusyChannel h(1);
+	FullChannel h(1);
 	SendCtx *s = h.CtxOf(1);
 	ASSERT_EQ(h.Respond(s), Status::kOk);
 	h.on_put = [&h](SendCtx &ctx) {
@@ -133,14 +118,11 @@ TEST(PutWindow, IuArrivingInsideTheWindowIsServedByTheCompletion)
 		EXPECT_EQ(h.core.Stats().wait_depth, 1u);
 	};
 	h.CompleteNext();
-	h.on_put = nullptr;
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
 	EXPECT_EQ(h.core.Stats().wait_depth, 0u);
 	EXPECT_EQ(h.kicks, 0);
 	h.ExpectInvariants();
-	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
-	h.CompleteNext();
-	h.Teardown();
+	FinishWith(h, 2);
 }
 
 /*
@@ -150,15 +132,14 @@ TEST(PutWindow, IuArrivingInsideTheWindowIsServedByTheCompletion)
  */
 TEST(PutWindow, ReleaseFromAnotherThreadInsideTheWindowTakesNoLock)
 {
-	BusyChannel h(1);
+	FullChannel h(1);
 	h.put_releases = false;
 	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
 	uint64_t other_locks = ~0ull;
 	h.on_put = [&h, &other_locks](SendCtx &ctx) {
 		std::thread t([&h, &ctx, &other_locks] {
-			const uint64_t before = host::SpinLockAcquisitions();
-			h.core.ReleaseCmd(ctx);
-			other_locks = host::SpinLockAcquisitions() - before;
+			other_locks =
+			    LocksOf([&h, &ctx] { h.core.ReleaseCmd(ctx); });
 		});
 		t.join();
 	};
@@ -177,7 +158,7 @@ TEST(PutWindow, ReleaseFromAnotherThreadInsideTheWindowTakesNoLock)
  */
 TEST(PutWindow, WindowClosesWhenPutCmdReturns)
 {
-	BusyChannel h(1);
+	FullChannel h(1);
 	h.put_releases = false;
 	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
 	h.Deliver(kOpCmd, 2); /* waits for the context */
@@ -189,10 +170,7 @@ TEST(PutWindow, WindowClosesWhenPutCmdReturns)
 	EXPECT_EQ(h.RunWork(), 1u);
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
 	h.ExpectInvariants();
-	h.put_releases = true;
-	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
-	h.CompleteNext();
-	h.Teardown();
+	FinishWith(h, 2);
 }
 
 } // namespace
