@@ -51,7 +51,7 @@ ok() { echo "ok: \$*"; }
 sleep() { :; }
 mount_debugfs() { :; }
 $(sed -n '/^SLAB_TOLERANCE_KB=/,/^KMALLOC_OBJS_TOLERANCE=/p' "$lib")
-$(sed -n '/^slab_alloc_calls() {/,/^}/p;/^slab_check() {/,/^}/p' "$lib")
+$(sed -n '/^slab_alloc_calls() {/,/^}/p;/^slab_check() {/,/^}/p;/^slab_compare() {/,/^}/p' "$lib")
 slab_shrink() { :; }
 slab_unreclaim() { echo 20000; }
 SLAB0=10000
@@ -104,6 +104,27 @@ check "all caches: fails over 1024 kB" says total 'FAIL: live slab objects grew 
 case_ newc 2400 280 2000 'new_cache 100 1024 4 1'
 check "new cache: counted" says newc '102400 B  new_cache'
 check "1500 objects in one cache: passes" rc newc 0
+
+# slab_compare between two points of a scenario (port-datapath's relogin
+# loop): its own files and report, the alloc-call tag from the file name.
+FRAG=1 caches 900 280 2000 >"$tmp/mid.before"
+caches 5900 280 2000 >"$tmp/slabinfo.relogin-after"
+cat >"$tmp/mid.sh" <<EOF
+OUT=$tmp/mid.d
+mkdir -p "\$OUT"
+fail() { echo "FAIL: \$*"; exit 1; }
+ok() { echo "ok: \$*"; }
+slab_alloc_calls() { echo "alloc calls tagged \$1"; }
+$(sed -n '/^SLAB_TOLERANCE_KB=/,/^KMALLOC_OBJS_TOLERANCE=/p' "$lib")
+$(sed -n '/^slab_compare() {/,/^}/p' "$lib")
+slab_compare "over 20 relogins" "$tmp/mid.before" "$tmp/slabinfo.relogin-after" "\$OUT/relogin-slab.txt" 300 305
+EOF
+bash "$tmp/mid.sh" >"$tmp/mid.out" 2>&1
+echo $? >"$tmp/mid.rc"
+check "slab_compare: fails on its own files" says mid 'FAIL: kmalloc-8 gained 5000 live objects over 20 relogins'
+check "slab_compare: alloc calls tagged by the file name" says mid 'alloc calls tagged relogin-after'
+check "slab_compare: report written where asked" grep -q 'SUnreclaim (slab pages, not gated) 300 kB -> 305 kB (5 kB)' "$tmp/mid.d/relogin-slab.txt"
+check "slab_compare: exit status" rc mid 1
 
 echo "slab-check: $passed passed, $failed failed"
 [ "$failed" = 0 ]

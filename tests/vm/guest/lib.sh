@@ -527,40 +527,57 @@ slab_alloc_calls() {
 	find "$OUT/alloc_calls.$1" -type f -empty -delete 2>/dev/null
 }
 slab_check() { # slab_check WHEN: fails if slab grew beyond the tolerances
-	local slab1 total kmalloc objs
+	local slab1
 	sleep 2 # RCU-deferred frees
 	slab_shrink
 	slab1=$(slab_unreclaim)
 	cp /proc/slabinfo "$OUT/slabinfo.after"
+	slab_compare "$1" "$OUT/slabinfo.before" "$OUT/slabinfo.after" "$OUT/slab.txt" "$SLAB0" "$slab1"
+}
+# slab_snapshot FILE: /proc/slabinfo once every cache holds only live
+# objects (caches dropped and shrunk, KASAN's quarantine emptied), for a
+# slab_compare between two points of a scenario; SLAB_PAGES is SUnreclaim
+# at that moment.
+slab_snapshot() {
+	sleep 2 # RCU-deferred frees
+	slab_shrink
+	SLAB_PAGES=$(slab_unreclaim)
+	cp /proc/slabinfo "$1"
+}
+# slab_compare WHEN BEFORE AFTER REPORT PAGES0 PAGES1: the three bounds of
+# slab_check on two slabinfo files; the report (growth per cache) goes to
+# REPORT, SUnreclaim PAGES0 -> PAGES1 is reported, not gated.
+slab_compare() {
+	local total kmalloc objs
 	# Growth of the live objects per cache, in bytes (active_objs x
 	# objsize: columns 2 and 4 of slabinfo 2.1).
 	awk 'FNR==1{f++} /^#|^slabinfo/{next}
 		{b=$2*$4; if(f==1) B[$1]=b; else A[$1]=b}
 		END{for(c in A) if(A[c]-B[c]!=0) printf "%10d B  %s\n", A[c]-B[c], c}' \
-		"$OUT/slabinfo.before" "$OUT/slabinfo.after" | sort -rn >/tmp/slab-growth
+		"$2" "$3" | sort -rn >/tmp/slab-growth
 	total=$(awk '{s+=$1} END{printf "%d", s/1024}' /tmp/slab-growth)
 	kmalloc=$(awk '$3 ~ /kmalloc-/{s+=$1} END{printf "%d", s/1024}' /tmp/slab-growth)
 	# the kmalloc cache that gained most live objects: "COUNT CACHE"
 	objs=$(awk 'FNR==1{f++} /^#|^slabinfo/{next} $1 ~ /kmalloc-/{if(f==1) B[$1]=$2; else A[$1]=$2}
 		END{m=0; mc="none"; for(c in A) if(A[c]-B[c]>m){m=A[c]-B[c]; mc=c}; print m, mc}' \
-		"$OUT/slabinfo.before" "$OUT/slabinfo.after")
+		"$2" "$3")
 	{
 		echo "live slab objects: $total kB net (tolerance $SLAB_TOLERANCE_KB kB)"
 		echo "kmalloc-* caches: $kmalloc kB net of live objects (tolerance $KMALLOC_TOLERANCE_KB kB)"
 		echo "most live objects gained by one kmalloc cache: ${objs% *} in ${objs#* } (tolerance $KMALLOC_OBJS_TOLERANCE)"
-		echo "SUnreclaim (slab pages, not gated) $SLAB0 kB -> $slab1 kB ($((slab1 - SLAB0)) kB)"
+		echo "SUnreclaim (slab pages, not gated) $5 kB -> $6 kB ($(($6 - $5)) kB)"
 		cat /tmp/slab-growth
-	} >"$OUT/slab.txt"
-	head -17 "$OUT/slab.txt"
+	} >"$4"
+	head -17 "$4"
 	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] && [ "${objs% *}" -le "$KMALLOC_OBJS_TOLERANCE" ] ||
-		slab_alloc_calls after
+		slab_alloc_calls "$(basename "$3" | sed 's/^slabinfo\.//')"
 	[ "$kmalloc" -le "$KMALLOC_TOLERANCE_KB" ] ||
 		fail "kmalloc slab objects grew by $kmalloc kB $1"
 	[ "${objs% *}" -le "$KMALLOC_OBJS_TOLERANCE" ] ||
 		fail "${objs#* } gained ${objs% *} live objects $1"
 	[ "$total" -le "$SLAB_TOLERANCE_KB" ] ||
 		fail "live slab objects grew by $total kB $1"
-	ok "slab objects back to their baseline ($total kB, kmalloc $kmalloc kB; slab pages $((slab1 - SLAB0)) kB)"
+	ok "slab objects back to their baseline ($total kB, kmalloc $kmalloc kB; slab pages $(($6 - $5)) kB)"
 }
 
 # dmesg must be clean of these. The second line is what the checkers of
