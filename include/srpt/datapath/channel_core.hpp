@@ -276,15 +276,13 @@ private:
 
 	void Dispatch(RecvCtx &r, SendCtx *s, IuKind kind);
 
-	/* After a completion that promised a drain (pending_drainers_++). */
-	void DrainFromCompletion();
-
 	/*
-	 * The end of OnSendDone, after PutCmd: frees @freed (released in the
-	 * put window) and serves the wait list, in one lock hold. @promised:
-	 * OnSendDone promised this drain (pending_drainers_++).
+	 * The end of a completion, in one lock hold: frees @freed (a send
+	 * completion's context released in the put window, or nullptr) and
+	 * serves the wait list. @promised: the completion promised this
+	 * drain (pending_drainers_++) before dropping the lock.
 	 */
-	void FinishSendDone(SendCtx *freed, bool promised);
+	void FinishCompletion(SendCtx *freed, bool promised);
 
 	/* The put window (SendCtx::put_window_). No lock. */
 	static void OpenPutWindow(SendCtx &s);

@@ -95,16 +95,7 @@ void ChannelCore<Env>::Dispatch(RecvCtx &r, SendCtx *s, IuKind kind)
 }
 
 template <typename Env>
-void ChannelCore<Env>::DrainFromCompletion()
-{
-	SpinLockGuard guard(lock_);
-	SRPT_WARN_ON(pending_drainers_ == 0);
-	pending_drainers_--;
-	DrainLocked(guard);
-}
-
-template <typename Env>
-void ChannelCore<Env>::FinishSendDone(SendCtx *freed, bool promised)
+void ChannelCore<Env>::FinishCompletion(SendCtx *freed, bool promised)
 {
 	SpinLockGuard guard(lock_);
 	if (promised) {

@@ -137,7 +137,7 @@ ZlwOutcome ChannelCore<Env>::OnZeroLengthWriteDone(bool ok)
 		/* QP still usable: serve whatever waits. */
 		pending_drainers_++;
 		guard.Release();
-		DrainFromCompletion();
+		FinishCompletion(nullptr, true);
 		return ZlwOutcome::kNothing;
 	}
 	bool moved = false;
@@ -288,7 +288,7 @@ void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 			freed = &s; /* released inside PutCmd */
 	}
 	if (promised || freed)
-		FinishSendDone(freed, promised);
+		FinishCompletion(freed, promised);
 }
 
 template <typename Env>
@@ -320,7 +320,7 @@ void ChannelCore<Env>::OnRdmaReadDone(SendCtx &s, bool ok)
 	if (fail)
 		env_.FailCmd(s);
 	if (freed)
-		DrainFromCompletion();
+		FinishCompletion(nullptr, true);
 }
 
 /* ---- target core operations (any context) ------------------------------ */
