@@ -5,7 +5,10 @@
  * They are Clang capabilities (thread_safety.hpp): data members carry
  * SRPT_GUARDED_BY(lock), ...Locked() helpers SRPT_REQUIRES(lock) and call
  * AssertHeld() (lockdep_assert_held in the kernel, an owner check on the
- * host).
+ * host). AssertHeld() calls into the glue only where the check exists
+ * (SRPT_LOCK_ASSERTS, <srpt/kernel_sizes.h>: a lockdep kernel, the host):
+ * on a production kernel it is an empty function, called on every
+ * command.
  */
 #ifndef SRPT_LOCK_HPP
 #define SRPT_LOCK_HPP
@@ -51,7 +54,8 @@ public:
 	/* The calling thread holds the lock (lockdep_assert_held). */
 	void AssertHeld() SRPT_ASSERT_CAPABILITY(this)
 	{
-		srpt_spin_assert_held(storage_);
+		if constexpr (SRPT_LOCK_ASSERTS != 0)
+			srpt_spin_assert_held(storage_);
 	}
 
 private:
@@ -122,7 +126,8 @@ public:
 	/* The calling thread holds the mutex (lockdep_assert_held). */
 	void AssertHeld() SRPT_ASSERT_CAPABILITY(this)
 	{
-		srpt_mutex_assert_held(storage_);
+		if constexpr (SRPT_LOCK_ASSERTS != 0)
+			srpt_mutex_assert_held(storage_);
 	}
 
 private:

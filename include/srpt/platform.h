@@ -155,7 +155,9 @@ void srpt_spin_unlock_irqrestore(void *lock, unsigned long flags);
 /*
  * A broken lock contract: lockdep_assert_held() in the kernel (a warning on
  * a lockdep kernel, nothing otherwise), a test failure on the host when the
- * calling thread does not hold @lock. Contract: any context.
+ * calling thread does not hold @lock. Contract: any context. The core
+ * calls it only where SRPT_LOCK_ASSERTS is set (<srpt/kernel_sizes.h>:
+ * CONFIG_LOCKDEP in the kernel, always on the host).
  */
 void srpt_spin_assert_held(void *lock);
 

@@ -115,5 +115,23 @@ bad=$(objdump -d "$ko" | grep -E '^\s+[0-9a-f]+:.*\s(call|jmp)\s+\*%' | head -3)
 [ -z "$bad" ]
 result no-bare-indirect-branches $? "$bad"
 
+# Lock assertions: the C++ objects call srpt_{spin,mutex}_assert_held
+# exactly when the kernel has lockdep (SRPT_LOCK_ASSERTS, generated from
+# CONFIG_LOCKDEP): on a production kernel the call would reach an empty
+# function on every command, on the check-debug kernel it is the lockdep
+# check that must stay.
+asserts=0
+for o in $cxx_objs; do
+	n=$(objdump -r "$o" | grep -cE 'srpt_(spin|mutex)_assert_held' || true)
+	asserts=$((asserts + n))
+done
+if grep -q '^CONFIG_LOCKDEP=y' "$KDIR/include/config/auto.conf" 2>/dev/null; then
+	[ "$asserts" -gt 0 ]
+	result lock-asserts-called-with-lockdep $? "lockdep kernel, but no C++ object calls srpt_spin_assert_held"
+else
+	[ "$asserts" -eq 0 ]
+	result lock-asserts-left-out-without-lockdep $? "$asserts calls of srpt_*_assert_held in the C++ objects of a kernel without lockdep"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,5 +16,7 @@
 #define SRPT_WORK_ALIGN 8
 #define SRPT_DELAYED_WORK_SIZE 64
 #define SRPT_DELAYED_WORK_ALIGN 8
+/* The host's lock owner checks always run (platform_host.cpp). */
+#define SRPT_LOCK_ASSERTS 1
 
 #endif
