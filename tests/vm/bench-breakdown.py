@@ -5,7 +5,8 @@ driver (trace_stages.py), the CPU time per I/O at QD1 and QD32
 (perf_stacks.py), a flame graph per driver and LUN (flamegraph.py) and,
 from a run with BT_CENSUS=1, the calls per I/O of the census functions
 (call_census.py) and, from a run with BT_COST=1, the duration per I/O of
-the driver's root calls (driver_cost.py).
+the driver's root calls (driver_cost.py) and, with BT_CALLEES=1 too, the
+self time per I/O of the functions beneath them (driver_callees.py).
 
   bench-breakdown.py DIR
 
@@ -22,6 +23,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import call_census  # noqa: E402
+import driver_callees  # noqa: E402
 import driver_cost  # noqa: E402
 import flamegraph  # noqa: E402
 import perf_stacks  # noqa: E402
@@ -248,6 +250,18 @@ def main():
                (" Under icount shift=%s a microsecond is %g instructions." % (
                    m.group(1), 1000.0 / (1 << int(m.group(1)))) if m else ""), ""]
         md += driver_cost.table(cost, int(m.group(1)) if m else None) + [""]
+    if host_load is not None and host_load.get("callees", "0") == "1":
+        graphs, costs, callee_errors = driver_callees.load(d)
+        errors.extend(callee_errors)
+        m = re.match(r"icount shift=(\d+)$", host_load.get("clock", "wall"))
+        md += ["## Where the roots' time goes at QD1 (BT_CALLEES=1)", "",
+               "Each QD1 job once more, function_graph hooked on every function beneath the",
+               "roots (any depth; interrupts not traced). The tracer's cost per hooked call, T,",
+               "is what the roots gained over the cost window per hooked call beneath them;",
+               "t_in, the part inside a call's own duration, is the shortest call seen. A",
+               "function's self time is its duration less its direct callees', less t_in and",
+               "T - t_in per direct callee: an estimate (docs/testing-vm.md, bench-trace).", ""]
+        md += driver_callees.tables(graphs, costs, int(m.group(1)) if m else None) + [""]
     if errors:
         md += ["Incomplete:", ""] + ["- " + e for e in errors] + [""]
     result["errors"] = errors

@@ -28,6 +28,11 @@
 #                         icount in instructions; tests/vm/driver_cost.py)
 #   BT_COST_S=4          (seconds of each cost window, after 0.5 s that
 #                         finds the roots)
+#   BT_CALLEES=0         (1, with BT_COST=1: also where the roots' time goes,
+#                         at QD1: function_graph on every function beneath
+#                         the roots, the tracer's own cost per hooked call
+#                         taken out; tests/vm/driver_callees.py)
+#   BT_CALLEES_S=1       (seconds of each callee window)
 # Output: breakdown.md (also on stdout), breakdown.json, flame-<side>-<lun>.png
 # and the guest's raw files in $VM_ARTIFACTS/bench-trace/ (default
 # build/vm-artifacts/bench-trace/). Exit status 0: report written; 1: the
@@ -43,9 +48,11 @@ BT_CENSUS=${BT_CENSUS:-0}
 BT_CENSUS_S=${BT_CENSUS_S:-8}
 BT_COST=${BT_COST:-0}
 BT_COST_S=${BT_COST_S:-4}
+BT_CALLEES=${BT_CALLEES:-0}
+BT_CALLEES_S=${BT_CALLEES_S:-1}
 BENCH_MAX_LOAD=${BENCH_MAX_LOAD:-0.5}
 case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
-for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ BT_CENSUS_S BT_COST_S; do
+for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ BT_CENSUS_S BT_COST_S BT_CALLEES_S; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
 done
 [[ $BENCH_MAX_LOAD =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_MAX_LOAD must be a number (CPUs)"
@@ -53,14 +60,17 @@ BT_STAGES=${BT_STAGES:-1}
 case $BT_STAGES in 0|1) ;; *) die "BT_STAGES must be 0 or 1";; esac
 case $BT_CENSUS in 0|1) ;; *) die "BT_CENSUS must be 0 or 1";; esac
 case $BT_COST in 0|1) ;; *) die "BT_COST must be 0 or 1";; esac
+case $BT_CALLEES in 0|1) ;; *) die "BT_CALLEES must be 0 or 1";; esac
+[ "$BT_CALLEES" = 0 ] || [ "$BT_COST" = 1 ] || die "BT_CALLEES=1 needs BT_COST=1 (the roots and their own cost come from the cost windows)"
 # Per side: 4 traced jobs of TRACE_S + 3 s (and the dump of their events),
 # 8 CPU windows of CPU_S + 8 s plus perf's set-up and perf script (~25 s
 # under TCG), about a minute of login and set-up; three times that, plus
 # the boot and the backstores.
 # the census: 8 windows of CENSUS_S + ~12 s of fio start and ramp; the
 # cost: 8 fio jobs of COST_S + 60 s (the window, the discovery and reading
-# its graph) and ~10 s of start
-VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + BT_CENSUS * 8 * (BT_CENSUS_S + 12) + BT_COST * 8 * (BT_COST_S + 70) + 60)))}
+# its graph) and ~10 s of start; the callees: 4 QD1 fio jobs of
+# CALLEES_S + 90 s (every function hooked and unhooked, the graph zipped)
+VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + BT_CENSUS * 8 * (BT_CENSUS_S + 12) + BT_COST * 8 * (BT_COST_S + 70) + BT_CALLEES * 4 * (BT_CALLEES_S + 100) + 60)))}
 guest_clock_setup "$user_vm_timeout"  # BENCH_ICOUNT (common.sh)
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
@@ -83,7 +93,7 @@ t0=$(date +%s)
 SRPT=intree make_payload "$dir" bench-trace single "$with_port" \
 	"BENCH_B=$BENCH_B" "BT_TRACE_S=$BT_TRACE_S" "BT_CPU_S=$BT_CPU_S" "BT_PERF_HZ=$BT_PERF_HZ" \
 	"BT_STAGES=$BT_STAGES" "BT_CENSUS=$BT_CENSUS" "BT_CENSUS_S=$BT_CENSUS_S" \
-	"BT_COST=$BT_COST" "BT_COST_S=$BT_COST_S"
+	"BT_COST=$BT_COST" "BT_COST_S=$BT_COST_S" "BT_CALLEES=$BT_CALLEES" "BT_CALLEES_S=$BT_CALLEES_S"
 echo "bench-trace: guest clock: $GUEST_CLOCK, $GUEST_SMP vCPU(s)"
 start_guest "$dir" "$GUEST_SMP" 2G "${GUEST_CLOCK_ARGS[@]}"
 hung=0
@@ -91,8 +101,8 @@ wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" || hung=1
 read -r load_end _ </proc/loadavg
 collect "$dir"
 [ -d "$dir/guest/bench-trace" ] && mv "$dir/guest/bench-trace"/* "$dir/" && rm -rf "$dir/guest"
-printf 'load_start %s\nload_end %s\nmax_load %s\nclock %s\nstages %s\ncensus %s\ncost %s\n' "$load_start" "$load_end" \
-	"$BENCH_MAX_LOAD" "$GUEST_CLOCK" "$BT_STAGES" "$BT_CENSUS" "$BT_COST" >"$dir/host-load.txt"
+printf 'load_start %s\nload_end %s\nmax_load %s\nclock %s\nstages %s\ncensus %s\ncost %s\ncallees %s\n' "$load_start" "$load_end" \
+	"$BENCH_MAX_LOAD" "$GUEST_CLOCK" "$BT_STAGES" "$BT_CENSUS" "$BT_COST" "$BT_CALLEES" >"$dir/host-load.txt"
 if [ "$hung" = 1 ]; then echo "bench-trace: FAIL: guest hung, killed after ${VM_TIMEOUT}s"; exit 1; fi
 rc=$(cat "$dir/rc" 2>/dev/null)
 if [ "$rc" != 0 ]; then

@@ -524,11 +524,84 @@ def test_cost(tmp):
     check_mode_off(d, "cost", "driver's cost", "driver_cost.py")
 
 
+def graph_call(root_self, kids, t_in=0.1, t_out=0.4):
+    """function_graph lines of one srpt_recv_done call: KIDS are (name,
+    true µs) leaves or (name, true self µs, [leaves]); every hooked call
+    measures its true time + t_in, its caller's self gains t_out."""
+    lines, total = [], root_self + t_in
+    for k in kids:
+        if len(k) == 2:
+            lines.append(" 0)   %.3f us    |    %s();" % (k[1] + t_in, k[0]))
+            total += k[1] + t_in + t_out
+        else:
+            lines.append(" 0)               |    %s() {" % k[0])
+            inner = k[1] + t_in
+            for name, us in k[2]:
+                lines.append(" 0)   %.3f us    |      %s();" % (us + t_in, name))
+                inner += us + t_in + t_out
+            lines.append(" 0)   %.3f us    |    } /* %s */" % (inner, k[0]))
+            total += inner + t_out
+    return ([" 0)               |  srpt_recv_done [ib_srpt]() {"] + lines +
+            [" 0) + %.3f us   |  } /* srpt_recv_done [ib_srpt] */" % total])
+
+
+def test_callees(tmp):
+    """BT_CALLEES=1: self time per I/O beneath the roots, the tracer's
+    cost per hooked call taken out."""
+    d, jobs = icount_dir(tmp, "callees", "census 0\ncost 1\ncallees 1\n")
+    post_a = "srpt_dp_post_send [ib_srpt]"
+    post_b = "_ZN4srpt9KernelEnv12PostResponseERNS_7SendCtxEji [ib_srpt]"
+    for job in jobs:
+        # True times per call: A: root 5.0, a lock 1.0, the post 2.0 with
+        # rxe 1.9 beneath it, an empty leaf 0.0; B the same with root 6.0
+        # and the lock twice. With its own t_in (0.1) the root alone takes
+        # 10.0 (A) and 12.0 (B) per call: the cost window's figures.
+        write_cost(d, "A", job, 100, {"srpt_recv_done": (100, 1000.0)})
+        write_cost(d, "B", job, 100, {"srpt_recv_done": (100, 1200.0)})
+        if not job.endswith("-qd1"):
+            continue
+        for side, root, locks, post in (("A", 5.0, 1, post_a), ("B", 6.0, 2, post_b)):
+            kids = [("_raw_spin_lock", 1.0)] * locks + [(post, 2.0, [("rxe_post_send", 1.9)]), ("nop_leaf", 0.0)]
+            text = ["# tracer: function_graph", " 0)   1.000 us    |    leaf_before_the_window();",
+                    " 0)   3.000 us    |  } /* entered_before */",
+                    " 0)               |  not_a_root() {", " 0)   0.050 us    |    q();",
+                    " 0)   1.000 us    |  } /* not_a_root */"]
+            for _ in range(100):
+                text += graph_call(root, kids)
+            text.append(" 0)               |  srpt_recv_done [ib_srpt]() {")  # cut by the window's end
+            write_gz(os.path.join(d, "%s-%s.callees.gz" % (side, job)), "\n".join(text) + "\n")
+            with open(os.path.join(d, "%s-%s.callees" % (side, job)), "w") as f:
+                f.write("ios 100\noverrun 0\n")
+    r = run_report(d)
+    md = open(os.path.join(d, "breakdown.md")).read() if os.path.exists(os.path.join(d, "breakdown.md")) else ""
+    sec = md.split("## Where the roots' time goes at QD1 (BT_CALLEES=1)")[-1]
+    check("callees: exit 0, the section present", r.returncode == 0 and "BT_CALLEES=1" in md, r.stdout[-600:])
+    check("callees: T and t_in recovered, own code and kernel add up to the root alone",
+          sec.count("| A | 10.00 | 12.00 | 4.0 | 0.500 | 0.100 | 7.10 | 2.90 |") == 4 and
+          sec.count("| B | 12.00 | 14.50 | 5.0 | 0.500 | 0.100 | 8.10 | 3.90 |") == 4, sec[:1500])
+    check("callees: the kernel function that differs first, in instructions under icount",
+          sec.count("| ib_srpt's own code | 2.00 | 7.10 | 2.00 | 8.10 | +1.00 | +250 |") == 4 and
+          sec.count("| `_raw_spin_lock` | 1.00 | 1.00 | 2.00 | 2.00 | +1.00 | +250 |") == 4 and
+          sec.count("| `rxe_post_send` | 1.00 | 1.90 | 1.00 | 1.90 | +0.00 | +0 |") == 4, sec[:2500])
+    check("callees: each side's own functions, C++ names demangled",
+          "| `srpt::KernelEnv::PostResponse` | 1.00 | 2.00 |" in sec and "| `srpt_recv_done` | 1.00 | 6.10 |" in sec and
+          "| `srpt_dp_post_send` | 1.00 | 2.00 |" in sec and "not_a_root" not in sec and "leaf_before" not in sec,
+          sec[:3000])
+    with open(os.path.join(d, "B-rd-randread-qd1.callees"), "w") as f:
+        f.write("ios 100\noverrun 3\n")
+    os.remove(os.path.join(d, "A-nb-randwrite-qd1.callees.gz"))
+    r = run_report(d)
+    check("callees: lost events and a missing graph fail (exit 1, named)",
+          r.returncode == 1 and "B-rd-randread-qd1.callees: 3 trace events lost" in r.stdout and
+          "A-nb-randwrite-qd1.callees" in r.stdout, r.stdout[-800:])
+    check_mode_off(d, "callees", "Where the roots' time goes", "driver_callees.py")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="selftest-bench-breakdown.")
     try:
         for t in (test_pairing, test_perf, lambda: test_report(tmp), lambda: test_census(tmp),
-                  lambda: test_cost(tmp)):
+                  lambda: test_cost(tmp), lambda: test_callees(tmp)):
             try:
                 t()
             except Exception:

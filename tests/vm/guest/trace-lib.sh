@@ -2,7 +2,8 @@
 # of one SRP command (trace_window), CPU time per I/O with cpu-clock
 # samples (cpu_window) and, with BT_CENSUS=1, calls per I/O of a set of
 # kernel functions (census_window); with BT_COST=1, the duration of every
-# call into the target driver (cost_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
+# call into the target driver (cost_window) and, with BT_CALLEES=1, of
+# every function beneath those calls (callee_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
 # The host side, tests/vm/bench-breakdown.py, pairs the events and reduces
 # the samples; docs/testing-vm.md ("bench-trace") says what each figure is.
 # shellcheck shell=bash
@@ -13,6 +14,7 @@ BT_CPU_S=${BT_CPU_S:-6}       # seconds of each CPU window
 BT_PERF_HZ=${BT_PERF_HZ:-499} # cpu-clock samples per second and CPU
 BT_CENSUS_S=${BT_CENSUS_S:-8} # seconds of each census window
 BT_COST_S=${BT_COST_S:-4}     # seconds of each driver-cost window
+BT_CALLEES_S=${BT_CALLEES_S:-1} # seconds of each callee window
 
 # trace_setup: tracefs mounted, a clock that is the same on every CPU (a
 # command's stages run on different CPUs: the CQ's poll work, LIO's
@@ -378,4 +380,48 @@ cost_window() {
 			}' /tmp/cost.graph | sort
 	} >"$OUT/$tag.cost"
 	echo "$tag: cost over $(head -1 "$OUT/$tag.cost"), $(grep -c '^root' "$OUT/$tag.cost") roots, $over events overrun"
+}
+
+# ---- where the roots' time goes (BT_CALLEES=1; driver_callees.py) ----
+# Each QD1 job once more, with the roots its cost window found as graph
+# functions and every kernel function beneath them hooked, at any depth,
+# over BT_CALLEES_S seconds: the raw graph goes to $OUT/TAG.callees.gz,
+# 'ios N' and 'overrun N' to $OUT/TAG.callees. Interrupts taken inside a
+# root are not traced (their time lands in the function they
+# interrupted). Every hooked call adds the tracer's entry and exit to its
+# callers' durations: the host estimates that cost from the same job's
+# cost window (the roots alone) and takes it out (driver_callees.py).
+callee_window() {
+	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1 roots over
+	[ "$qd" = 1 ] || return 0
+	roots=$(awk '$1 == "root" {print $2}' "$OUT/$tag.cost")
+	[ -n "$roots" ] || fail "$tag: callees: no roots in $tag.cost (BT_COST=1 first)"
+	fio_steady "$tag-callees" "$dev" "$rw" "$qd" $((BT_CALLEES_S + 90))
+	echo 0 >$TR/tracing_on
+	echo nop >$TR/current_tracer
+	echo 0 >$TR/max_graph_depth
+	echo >$TR/set_ftrace_filter
+	printf '%s\n' $roots >$TR/set_graph_function || fail "$tag: callees: roots not accepted as graph functions: $roots"
+	echo 0 >$TR/options/funcgraph-irqs || fail "$tag: callees: option funcgraph-irqs"
+	echo 0 >$TR/options/sleep-time || fail "$tag: callees: option sleep-time"
+	local o
+	for o in funcgraph-proc funcgraph-abstime; do echo 0 >$TR/options/$o; done
+	for o in funcgraph-duration funcgraph-tail funcgraph-cpu; do echo 1 >$TR/options/$o; done
+	echo function_graph >$TR/current_tracer || fail "$tag: callees: no function_graph tracer"
+	echo >$TR/trace
+	read -r -a s0 <"$bstat"
+	echo 1 >$TR/tracing_on
+	sleep "$BT_CALLEES_S"
+	echo 0 >$TR/tracing_on
+	read -r -a s1 <"$bstat"
+	fio_running || fail "$tag: fio ended inside the callee window"
+	over=$(grep -h '^overrun' $TR/per_cpu/cpu*/stats | awk '{s += $2} END {print s + 0}')
+	gzip -c $TR/trace >"$OUT/$tag.callees.gz"
+	echo nop >$TR/current_tracer
+	echo >$TR/set_graph_function
+	echo 1 >$TR/options/funcgraph-irqs
+	echo >$TR/trace
+	fio_done "$tag-callees"
+	printf 'ios %d\noverrun %d\n' $(((s1[0] + s1[4]) - (s0[0] + s0[4]))) "$over" >"$OUT/$tag.callees"
+	echo "$tag: callees over $(head -1 "$OUT/$tag.callees"), $over events overrun, $(stat -c %s "$OUT/$tag.callees.gz") bytes of graph"
 }

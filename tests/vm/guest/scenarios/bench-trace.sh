@@ -8,7 +8,8 @@
 # (cpu_window); with BT_CENSUS=1, before those, how often a set of kernel
 # functions runs per I/O (census_window: kprobe hit counts); with
 # BT_COST=1, then, how long the driver's root calls take per I/O
-# (cost_window: function_graph). The windows are taken apart: the probes'
+# (cost_window: function_graph); with BT_CALLEES=1 too, every function
+# beneath those calls at QD1 (callee_window). The windows are taken apart: the probes'
 # own cost would count as CPU time. Reduced on the host by
 # tests/vm/bench-breakdown.py (with call_census.py and driver_cost.py).
 . /srpt/lib.sh
@@ -22,7 +23,7 @@ HCA=rxe1
 TGT_PORT=$(gid_hex $HCA)
 INI_ID=$(gid_hex $HCA)
 echo "bench-trace: A=intree B=$B trace ${BT_TRACE_S}s cpu ${BT_CPU_S}s perf ${BT_PERF_HZ} Hz rd_mcp ${RD_MB}M"
-echo "A=intree B=$B TRACE_S=$BT_TRACE_S CPU_S=$BT_CPU_S PERF_HZ=$BT_PERF_HZ CENSUS=${BT_CENSUS:-0} CENSUS_S=$BT_CENSUS_S COST=${BT_COST:-0} COST_S=$BT_COST_S KERNEL=$(uname -r)" >"$OUT/bench-trace-config.txt"
+echo "A=intree B=$B TRACE_S=$BT_TRACE_S CPU_S=$BT_CPU_S PERF_HZ=$BT_PERF_HZ CENSUS=${BT_CENSUS:-0} CENSUS_S=$BT_CENSUS_S COST=${BT_COST:-0} COST_S=$BT_COST_S CALLEES=${BT_CALLEES:-0} CALLEES_S=${BT_CALLEES_S:-1} KERNEL=$(uname -r)" >"$OUT/bench-trace-config.txt"
 
 modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
@@ -93,6 +94,14 @@ for side in A B; do
 		step "side $side ($drv): the driver's cost (function_graph on its roots)"
 		cost_setup
 		each_job cost_window
+		cost_del
+	fi
+
+	# BT_CALLEES=1: where the roots' time goes, QD1 jobs (function_graph
+	# beneath the roots the cost windows found).
+	if [ "${BT_CALLEES:-0}" = 1 ]; then
+		step "side $side ($drv): the roots' callees (function_graph beneath them)"
+		each_job callee_window
 		cost_del
 	fi
 
