@@ -38,6 +38,10 @@ SIDES = ("A", "B")
 JOBS = tuple((job, title) for job, title in trace_jobs.columns() if job.endswith("-qd1"))
 MODULE = " [ib_srpt]"
 TOP = 25
+# The softirq loop: work run inside a root when it turned interrupts or
+# bottom halves back on (rxe's tasks, whoever's they were).
+SOFTIRQ = ("__do_softirq", "handle_softirqs")
+SOFTIRQ_ROW = "softirqs run inside the roots (whoever's work)"
 
 # ' 0) + 12.345 us   |    name() {': CPU, optional duration (with its
 # delay mark), the function column.
@@ -57,7 +61,8 @@ class Node:
 def parse(lines, roots_wanted):
     """Walks a function_graph text: {'roots': {name without the module
     suffix: [calls, us, hooked calls beneath]},
-    'funcs': {(root, name): [calls, us, raw self us, direct callees]},
+    'funcs': {(root, name, in a softirq): [calls, us, raw self us, direct
+    callees]},
     'min_us': shortest call}. A tree counts only when its bottom call is
     one of ROOTS_WANTED (names without the module suffix) and every call
     in it was seen entering and leaving: calls entered before the window,
@@ -76,18 +81,19 @@ def parse(lines, roots_wanted):
         if not valid:
             return
         min_us = us if min_us is None else min(min_us, us)
+        soft = any(n.name in SOFTIRQ for n in stack) or name in SOFTIRQ
         if stack:
             parent = stack[-1]
             parent.children_us += us
             parent.children += 1
             parent.desc += 1 + node.desc
-            key = (stack[0].name, name)
+            key = (stack[0].name, name, soft)
         else:
             r = roots.setdefault(name.replace(MODULE, ""), [0, 0.0, 0])
             r[0] += 1
             r[1] += us
             r[2] += node.desc
-            key = (name, name)
+            key = (name, name, False)
         f = funcs.setdefault(key, [0, 0.0, 0.0, 0])
         f[0] += 1
         f[1] += us
@@ -177,36 +183,43 @@ def demangle(names):
 
 
 def self_times(graph, T, t_in):
-    """{(root, name): (calls, corrected self µs)} of one window. A root
-    keeps its own t_in, as its duration in the cost window does: the
-    self times of a root's tree then add up to that duration."""
+    """{(root, name, in a softirq): (calls, corrected self µs)} of one
+    window. A root keeps its own t_in, as its duration in the cost window
+    does: the self times of a root's tree then add up to that duration."""
     t_out = max(T - t_in, 0.0)
-    return {(root, name): (calls, self_us - (0.0 if name == root else calls * t_in) - children * t_out)
-            for (root, name), (calls, us, self_us, children) in graph["funcs"].items()}
+    return {(root, name, soft): (calls, self_us - (0.0 if name == root else calls * t_in) - children * t_out)
+            for (root, name, soft), (calls, us, self_us, children) in graph["funcs"].items()}
 
 
 def summary(graph, cost, ios):
     """One job's totals per I/O: (roots µs alone, roots µs hooked, hooked
-    calls, T, t_in, own µs, kernel µs) or None without a tracer cost."""
+    calls, T, t_in, own µs, kernel µs, softirq µs) or None without a
+    tracer cost. Own and kernel leave out what ran in softirqs."""
     tc = tracer_cost(graph, cost)
     if tc is None:
         return None
     T, t_in = tc
     st = self_times(graph, T, t_in)
-    own = sum(us for (r, n), (_, us) in st.items() if n.endswith(MODULE)) / ios
-    kern = sum(us for (r, n), (_, us) in st.items() if not n.endswith(MODULE)) / ios
+    own = sum(us for (r, n, q), (_, us) in st.items() if n.endswith(MODULE) and not q) / ios
+    kern = sum(us for (r, n, q), (_, us) in st.items() if not n.endswith(MODULE) and not q) / ios
+    soft = sum(us for (r, n, q), (_, us) in st.items() if q) / ios
     calls = sum(c for c, _, _ in graph["roots"].values())
     alone = sum(cost["roots"][n][1] / cost["roots"][n][0] * c
                 for n, (c, _, _) in graph["roots"].items() if n in cost["roots"]) / ios
     hooked = sum(us for _, us, _ in graph["roots"].values()) / ios
     desc = sum(d for _, _, d in graph["roots"].values()) / ios
-    return alone, hooked, desc, T, t_in, own, kern, calls / ios
+    return alone, hooked, desc, T, t_in, own, kern, soft
 
 
 def by_function(graph, T, t_in, ios):
-    """{name: (calls per I/O, self µs per I/O)} over every root."""
+    """{name: (calls per I/O, self µs per I/O)} over every root, outside
+    softirqs; the softirqs' whole time under SOFTIRQ_ROW."""
     out = {}
-    for (_, name), (calls, us) in self_times(graph, T, t_in).items():
+    for (_, name, soft), (calls, us) in self_times(graph, T, t_in).items():
+        if soft:
+            c, u = out.get(SOFTIRQ_ROW, (0.0, 0.0))
+            out[SOFTIRQ_ROW] = (c + (calls / ios if name in SOFTIRQ else 0.0), u + us / ios)
+            continue
         c, u = out.get(name, (0.0, 0.0))
         out[name] = (c + calls / ios, u + us / ios)
     return out
@@ -215,8 +228,8 @@ def by_function(graph, T, t_in, ios):
 def tables(graphs, costs, shift=None):
     per_instr = None if shift is None else 1000.0 / (1 << shift)
     lines = ["| job | side | roots µs/I/O alone | hooked | hooked calls/I/O | T µs/call | t_in µs "
-             "| driver's own code µs/I/O | kernel beneath it µs/I/O |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| driver's own code µs/I/O | kernel beneath it µs/I/O | softirqs inside µs/I/O |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     funcs = {}
     for job, title in JOBS:
         for side in SIDES:
@@ -225,11 +238,11 @@ def tables(graphs, costs, shift=None):
                 continue
             s = summary(g, c, g["ios"])
             if s is None:
-                lines.append("| %s | %s | no root in both windows |||||||" % (title, side))
+                lines.append("| %s | %s | no root in both windows ||||||||" % (title, side))
                 continue
-            alone, hooked, desc, T, t_in, own, kern, _ = s
-            lines.append("| %s | %s | %.2f | %.2f | %.1f | %.3f | %.3f | %.2f | %.2f |"
-                         % (title, side, alone, hooked, desc, T, t_in, own, kern))
+            alone, hooked, desc, T, t_in, own, kern, soft = s
+            lines.append("| %s | %s | %.2f | %.2f | %.1f | %.3f | %.3f | %.2f | %.2f | %.2f |"
+                         % (title, side, alone, hooked, desc, T, t_in, own, kern, soft))
             funcs[(side, job)] = by_function(g, T, t_in, g["ios"])
     names = demangle({n for f in funcs.values() for n in f})
     for job, title in JOBS:
@@ -262,7 +275,7 @@ def tables(graphs, costs, shift=None):
         lines.append(row("ib_srpt's own code", sum(c for n, (c, _) in a.items() if n.endswith(MODULE)),
                          own_a, sum(c for n, (c, _) in b.items() if n.endswith(MODULE)), own_b))
         for d, n, ca, ua, cb, ub in rows[:TOP]:
-            lines.append(row("`%s`" % names[n], ca, ua, cb, ub))
+            lines.append(row(n if n == SOFTIRQ_ROW else "`%s`" % names[n], ca, ua, cb, ub))
         for side, f in (("A", a), ("B", b)):
             own = sorted(((us, c, n) for n, (c, us) in f.items() if n.endswith(MODULE)), reverse=True)
             lines += ["", "%s, %s: ib_srpt's own functions by self time per I/O" % (title, side), "",

@@ -553,15 +553,18 @@ def test_callees(tmp):
     post_b = "_ZN4srpt9KernelEnv12PostResponseERNS_7SendCtxEji [ib_srpt]"
     for job in jobs:
         # True times per call: A: root 5.0, a lock 1.0, the post 2.0 with
-        # rxe 1.9 beneath it, an empty leaf 0.0; B the same with root 6.0
-        # and the lock twice. With its own t_in (0.1) the root alone takes
-        # 10.0 (A) and 12.0 (B) per call: the cost window's figures.
+        # rxe 1.9 beneath it, an empty leaf 0.0; B the same with root 6.0,
+        # the lock twice, and a softirq (1.5 of its own, 3.0 of rxe's
+        # work). With its own t_in (0.1) the root alone takes 10.0 (A) and
+        # 16.5 (B) per call: the cost window's figures.
         write_cost(d, "A", job, 100, {"srpt_recv_done": (100, 1000.0)})
-        write_cost(d, "B", job, 100, {"srpt_recv_done": (100, 1200.0)})
+        write_cost(d, "B", job, 100, {"srpt_recv_done": (100, 1650.0)})
         if not job.endswith("-qd1"):
             continue
         for side, root, locks, post in (("A", 5.0, 1, post_a), ("B", 6.0, 2, post_b)):
             kids = [("_raw_spin_lock", 1.0)] * locks + [(post, 2.0, [("rxe_post_send", 1.9)]), ("nop_leaf", 0.0)]
+            if side == "B":
+                kids.append(("handle_softirqs", 1.5, [("rxe_requester", 3.0)]))
             text = ["# tracer: function_graph", " 0)   1.000 us    |    leaf_before_the_window();",
                     " 0)   3.000 us    |  } /* entered_before */",
                     " 0)               |  not_a_root() {", " 0)   0.050 us    |    q();",
@@ -576,13 +579,15 @@ def test_callees(tmp):
     md = open(os.path.join(d, "breakdown.md")).read() if os.path.exists(os.path.join(d, "breakdown.md")) else ""
     sec = md.split("## Where the roots' time goes at QD1 (BT_CALLEES=1)")[-1]
     check("callees: exit 0, the section present", r.returncode == 0 and "BT_CALLEES=1" in md, r.stdout[-600:])
-    check("callees: T and t_in recovered, own code and kernel add up to the root alone",
-          sec.count("| A | 10.00 | 12.00 | 4.0 | 0.500 | 0.100 | 7.10 | 2.90 |") == 4 and
-          sec.count("| B | 12.00 | 14.50 | 5.0 | 0.500 | 0.100 | 8.10 | 3.90 |") == 4, sec[:1500])
+    check("callees: T and t_in recovered, own code, kernel and softirqs add up to the root alone",
+          sec.count("| A | 10.00 | 12.00 | 4.0 | 0.500 | 0.100 | 7.10 | 2.90 | 0.00 |") == 4 and
+          sec.count("| B | 16.50 | 20.00 | 7.0 | 0.500 | 0.100 | 8.10 | 3.90 | 4.50 |") == 4, sec[:1500])
     check("callees: the kernel function that differs first, in instructions under icount",
           sec.count("| ib_srpt's own code | 2.00 | 7.10 | 2.00 | 8.10 | +1.00 | +250 |") == 4 and
           sec.count("| `_raw_spin_lock` | 1.00 | 1.00 | 2.00 | 2.00 | +1.00 | +250 |") == 4 and
-          sec.count("| `rxe_post_send` | 1.00 | 1.90 | 1.00 | 1.90 | +0.00 | +0 |") == 4, sec[:2500])
+          sec.count("| `rxe_post_send` | 1.00 | 1.90 | 1.00 | 1.90 | +0.00 | +0 |") == 4 and
+          sec.count("| softirqs run inside the roots (whoever's work) | 0.00 | 0.00 | 1.00 | 4.50 | +4.50 | +1125 |") == 4
+          and "rxe_requester" not in sec, sec[:2500])
     check("callees: each side's own functions, C++ names demangled",
           "| `srpt::KernelEnv::PostResponse` | 1.00 | 2.00 |" in sec and "| `srpt_recv_done` | 1.00 | 6.10 |" in sec and
           "| `srpt_dp_post_send` | 1.00 | 2.00 |" in sec and "not_a_root" not in sec and "leaf_before" not in sec,

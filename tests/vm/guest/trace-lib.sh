@@ -307,8 +307,9 @@ cost_del() {
 
 # cost_graph FILE: the ring buffer's completed calls at depth 1 as 'root
 # NAME MICROSECONDS' lines (a leaf 'f();' or, when something was traced
-# inside, the closing '} /* f */'), and each __do_softirq run directly
-# inside one as 'softirq ROOT MICROSECONDS'; then the buffer cleared. The
+# inside, the closing '} /* f */'), and each softirq loop run inside one
+# (__do_softirq or handle_softirqs, the outermost when both show) as
+# 'softirq ROOT MICROSECONDS'; then the buffer cleared. The
 # per-CPU overruns are printed on stdout. Depth comes from the graph's
 # indentation: two spaces after the '|' at depth 1, two more per level.
 cost_graph() {
@@ -317,32 +318,42 @@ cost_graph() {
 		f = $2; match(f, /^ */); dep = RLENGTH > 2 ? 2 : 1
 		sub(/^ +/, "", f); sub(/ +$/, "", f)
 		if (f ~ /\(\) \{$/) {
-			if (dep == 1) { cur = f; sub(/\(\) \{$/, "", cur); sub(/ \[ib_srpt\]$/, "", cur) }
+			if (dep == 1) { cur = f; sub(/\(\) \{$/, "", cur); sub(/ \[ib_srpt\]$/, "", cur); soft = 0 }
+			else if (f ~ /^(__do_softirq|handle_softirqs)\(\) \{$/) soft++
 			next
 		}
 		d = ""; if (match($1, /[0-9]+(\.[0-9]+)? us/)) d = substr($1, RSTART, RLENGTH - 3)
 		if (d == "") next
+		closing = 0
 		if (f ~ /\(\);$/) sub(/\(\);$/, "", f)
-		else if (f ~ /^} \/\* .* \*\/$/) { sub(/^} \/\* /, "", f); sub(/ \*\/$/, "", f) }
+		else if (f ~ /^} \/\* .* \*\/$/) { sub(/^} \/\* /, "", f); sub(/ \*\/$/, "", f); closing = 1 }
 		else next
 		sub(/ \[ib_srpt\]$/, "", f)
 		if (dep == 1) {
-			if (f != "__do_softirq") print "root", f, d
+			if (f != "__do_softirq" && f != "handle_softirqs") print "root", f, d
 			cur = ""
-		} else if (f == "__do_softirq" && cur != "") {
-			print "softirq", cur, d
+		} else if (f == "__do_softirq" || f == "handle_softirqs") {
+			# only the outermost: __do_softirq wraps handle_softirqs
+			if (closing && soft > 0) soft--
+			if (cur != "" && soft == 0) print "softirq", cur, d
 		}
 	}' $TR/trace >"$1"
 	echo >$TR/trace
 }
 
 # cost_window TAG DEV RW QD: fio at QD; 0.5 s with the whole module hooked
-# finds the roots, then BT_COST_S seconds with only those hooked, and
-# __do_softirq at depth 2 (the softirqs that ran inside a root: rxe's work
-# at a bottom-half enable, or on an interrupt's exit): per root, its
-# calls, their total duration and the softirq time inside them, and the
-# I/Os the initiator's disk completed, in $OUT/TAG.cost ('ios N', 'overrun
-# N', 'root NAME CALLS US', 'softirq NAME US').
+# finds the roots, then BT_COST_S seconds with only those hooked, and the
+# softirq loop (the softirqs that ran inside a root: rxe's work at a
+# bottom-half enable, or on an interrupt's exit when a root turns
+# interrupts back on): per root, its calls, their total duration and the
+# softirq time inside them, and the I/Os the initiator's disk completed,
+# in $OUT/TAG.cost ('ios N', 'overrun N', 'root NAME CALLS US', 'softirq
+# NAME US'). The loop is handle_softirqs where the kernel has it (6.1.90
+# and later: __do_softirq only wraps it for the interrupt exit, and
+# local_bh_enable reaches it without __do_softirq), __do_softirq before.
+# Hooked functions count for the depth: a softirq shows at depth 2 under
+# its root, or at depth 3 inside a root nested in another (a LIO callback
+# inside a CQ callback), which max_graph_depth 3 keeps.
 cost_window() {
 	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1 roots over
 	# fio's runtime covers the discovery's graph and the filter changes
@@ -361,7 +372,10 @@ cost_window() {
 	printf '%s:mod:ib_srpt\n' $roots >$TR/set_ftrace_filter ||
 		fail "$tag: cost: roots not accepted as a filter: $roots"
 	echo __do_softirq >>$TR/set_ftrace_filter || fail "$tag: cost: no ftrace filter on __do_softirq"
-	echo 2 >$TR/max_graph_depth
+	if grep -qx 'handle_softirqs' $TR/available_filter_functions; then
+		echo handle_softirqs >>$TR/set_ftrace_filter || fail "$tag: cost: no ftrace filter on handle_softirqs"
+	fi
+	echo 3 >$TR/max_graph_depth
 	read -r -a s0 <"$bstat"
 	echo 1 >$TR/tracing_on
 	sleep "$BT_COST_S"
@@ -416,7 +430,8 @@ callee_window() {
 	read -r -a s1 <"$bstat"
 	fio_running || fail "$tag: fio ended inside the callee window"
 	over=$(grep -h '^overrun' $TR/per_cpu/cpu*/stats | awk '{s += $2} END {print s + 0}')
-	gzip -c $TR/trace >"$OUT/$tag.callees.gz"
+	# (a pipe: tracefs files report a size that changes while read)
+	cat $TR/trace | gzip -1 >"$OUT/$tag.callees.gz"
 	echo nop >$TR/current_tracer
 	echo >$TR/set_graph_function
 	echo 1 >$TR/options/funcgraph-irqs
