@@ -233,11 +233,13 @@ def main():
                "rxe and LIO are the same on both sides: every difference is the target driver's,",
                "directly or through what it asks of them.", ""]
         md += call_census.table(census) + [""]
+    # the instruction clock's shift, for figures in instructions
+    m = re.match(r"icount shift=(\d+)$", (host_load or {}).get("clock", "wall"))
+    shift = int(m.group(1)) if m else None
     if host_load is not None and host_load.get("cost", "0") == "1":
         cost, cost_errors = driver_cost.load(d)
         errors.extend(cost_errors)
         result["cost"] = {"%s-%s" % (side, job): c for (side, job), c in cost.items()}
-        m = re.match(r"icount shift=(\d+)$", host_load.get("clock", "wall"))
         md += ["## The driver's cost per I/O (BT_COST=1)", "",
                "Every call into ib_srpt from outside it (its roots: CQ callbacks, LIO's fabric",
                "callbacks, work items), timed with function_graph at depth 1 over a window of its",
@@ -247,13 +249,12 @@ def main():
                "enable, or at an interrupt's exit)",
                "count too; their part is shown, and B - A without them. Each root call also",
                "carries the tracer's own entry and exit." +
-               (" Under icount shift=%s a microsecond is %g instructions." % (
-                   m.group(1), 1000.0 / (1 << int(m.group(1)))) if m else ""), ""]
-        md += driver_cost.table(cost, int(m.group(1)) if m else None) + [""]
+               (" Under icount shift=%d a microsecond is %g instructions." % (
+                   shift, 1000.0 / (1 << shift)) if shift is not None else ""), ""]
+        md += driver_cost.table(cost, shift) + [""]
     if host_load is not None and host_load.get("callees", "0") == "1":
         graphs, costs, callee_errors = driver_callees.load(d)
         errors.extend(callee_errors)
-        m = re.match(r"icount shift=(\d+)$", host_load.get("clock", "wall"))
         md += ["## Where the roots' time goes at QD1 (BT_CALLEES=1)", "",
                "Each QD1 job once more, function_graph hooked on every function beneath the",
                "roots (any depth; interrupts not traced). The tracer's cost per hooked call, T,",
@@ -261,7 +262,7 @@ def main():
                "t_in, the part inside a call's own duration, is the shortest call seen. A",
                "function's self time is its duration less its direct callees', less t_in and",
                "T - t_in per direct callee: an estimate (docs/testing-vm.md, bench-trace).", ""]
-        md += driver_callees.tables(graphs, costs, int(m.group(1)) if m else None) + [""]
+        md += driver_callees.tables(graphs, costs, shift) + [""]
     if errors:
         md += ["Incomplete:", ""] + ["- " + e for e in errors] + [""]
     result["errors"] = errors

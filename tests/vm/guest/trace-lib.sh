@@ -281,6 +281,28 @@ census_window() {
 # glue's C functions dozens of times per I/O), so a discovery pass with the
 # whole module hooked finds, per job, the functions entered at depth 1.
 
+# graph_options WHAT: function_graph's output as cost_graph and
+# driver_callees.py read it: CPU, duration and the name at each closing
+# brace; time scheduled out left out.
+graph_options() {
+	echo 0 >$TR/options/sleep-time 2>/dev/null || fail "$1: option sleep-time"
+	local o
+	for o in funcgraph-proc funcgraph-abstime; do echo 0 >$TR/options/$o; done
+	for o in funcgraph-duration funcgraph-tail funcgraph-cpu; do echo 1 >$TR/options/$o; done
+}
+
+# traced_span TAG WHAT SECONDS BSTAT: tracing on for SECONDS; the
+# initiator disk's counters (BSTAT) before and after in SPAN0 and SPAN1;
+# fails if the job's fio ended meanwhile.
+traced_span() {
+	read -r -a SPAN0 <"$4"
+	echo 1 >$TR/tracing_on
+	sleep "$3"
+	echo 0 >$TR/tracing_on
+	read -r -a SPAN1 <"$4"
+	fio_running || fail "$1: fio ended inside the $2 window"
+}
+
 # cost_setup: function_graph on the module, depth 1 (the discovery's; set
 # before the tracer starts, so that it never hooks every kernel function),
 # time spent scheduled out left out.
@@ -288,10 +310,7 @@ cost_setup() {
 	echo 0 >$TR/tracing_on
 	echo nop >$TR/current_tracer
 	echo 1 >$TR/max_graph_depth || fail "cost: max_graph_depth"
-	echo 0 >$TR/options/sleep-time 2>/dev/null || fail "cost: option sleep-time"
-	local o
-	for o in funcgraph-proc funcgraph-abstime; do echo 0 >$TR/options/$o; done
-	for o in funcgraph-duration funcgraph-tail funcgraph-cpu; do echo 1 >$TR/options/$o; done
+	graph_options cost
 	echo ':mod:ib_srpt' >$TR/set_ftrace_filter || fail "cost: no ftrace filter on ib_srpt's functions"
 	echo function_graph >$TR/current_tracer || fail "cost: no function_graph tracer"
 	ok "cost: function_graph on ib_srpt ($(wc -l <$TR/set_ftrace_filter) traceable functions)"
@@ -355,7 +374,7 @@ cost_graph() {
 # its root, or at depth 3 inside a root nested in another (a LIO callback
 # inside a CQ callback), which max_graph_depth 3 keeps.
 cost_window() {
-	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1 roots over
+	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat roots over
 	# fio's runtime covers the discovery's graph and the filter changes
 	# too: under icount they took the guest 10-40 s of its clock (the
 	# port's module, hooked whole at QD32, the most).
@@ -376,16 +395,11 @@ cost_window() {
 		echo handle_softirqs >>$TR/set_ftrace_filter || fail "$tag: cost: no ftrace filter on handle_softirqs"
 	fi
 	echo 3 >$TR/max_graph_depth
-	read -r -a s0 <"$bstat"
-	echo 1 >$TR/tracing_on
-	sleep "$BT_COST_S"
-	echo 0 >$TR/tracing_on
-	read -r -a s1 <"$bstat"
-	fio_running || fail "$tag: fio ended inside the cost window"
+	traced_span "$tag" cost "$BT_COST_S" "$bstat"
 	over=$(cost_graph /tmp/cost.graph)
 	fio_done "$tag"
 	{
-		echo "ios $(( (s1[0] + s1[4]) - (s0[0] + s0[4]) ))"
+		echo "ios $(( (SPAN1[0] + SPAN1[4]) - (SPAN0[0] + SPAN0[4]) ))"
 		echo "overrun $over"
 		awk '$1 == "root" {n[$2]++; t[$2] += $3} $1 == "softirq" {q[$2] += $3}
 			END {
@@ -406,7 +420,7 @@ cost_window() {
 # callers' durations: the host estimates that cost from the same job's
 # cost window (the roots alone) and takes it out (driver_callees.py).
 callee_window() {
-	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat s0 s1 roots over
+	local tag=$1 dev=$2 rw=$3 qd=$4 bstat=/sys/block/${2#/dev/}/stat roots over
 	[ "$qd" = 1 ] || return 0
 	roots=$(awk '$1 == "root" {print $2}' "$OUT/$tag.cost")
 	[ -n "$roots" ] || fail "$tag: callees: no roots in $tag.cost (BT_COST=1 first)"
@@ -417,18 +431,10 @@ callee_window() {
 	echo >$TR/set_ftrace_filter
 	printf '%s\n' $roots >$TR/set_graph_function || fail "$tag: callees: roots not accepted as graph functions: $roots"
 	echo 0 >$TR/options/funcgraph-irqs || fail "$tag: callees: option funcgraph-irqs"
-	echo 0 >$TR/options/sleep-time || fail "$tag: callees: option sleep-time"
-	local o
-	for o in funcgraph-proc funcgraph-abstime; do echo 0 >$TR/options/$o; done
-	for o in funcgraph-duration funcgraph-tail funcgraph-cpu; do echo 1 >$TR/options/$o; done
+	graph_options "$tag: callees"
 	echo function_graph >$TR/current_tracer || fail "$tag: callees: no function_graph tracer"
 	echo >$TR/trace
-	read -r -a s0 <"$bstat"
-	echo 1 >$TR/tracing_on
-	sleep "$BT_CALLEES_S"
-	echo 0 >$TR/tracing_on
-	read -r -a s1 <"$bstat"
-	fio_running || fail "$tag: fio ended inside the callee window"
+	traced_span "$tag" callee "$BT_CALLEES_S" "$bstat"
 	over=$(grep -h '^overrun' $TR/per_cpu/cpu*/stats | awk '{s += $2} END {print s + 0}')
 	# (a pipe: tracefs files report a size that changes while read)
 	cat $TR/trace | gzip -1 >"$OUT/$tag.callees.gz"
@@ -437,6 +443,6 @@ callee_window() {
 	echo 1 >$TR/options/funcgraph-irqs
 	echo >$TR/trace
 	fio_done "$tag-callees"
-	printf 'ios %d\noverrun %d\n' $(((s1[0] + s1[4]) - (s0[0] + s0[4]))) "$over" >"$OUT/$tag.callees"
+	printf 'ios %d\noverrun %d\n' $(((SPAN1[0] + SPAN1[4]) - (SPAN0[0] + SPAN0[4]))) "$over" >"$OUT/$tag.callees"
 	echo "$tag: callees over $(head -1 "$OUT/$tag.callees"), $over events overrun, $(stat -c %s "$OUT/$tag.callees.gz") bytes of graph"
 }
