@@ -7,8 +7,8 @@
  * AssertHeld() (lockdep_assert_held in the kernel, an owner check on the
  * host). AssertHeld() calls into the glue only where the check exists
  * (SRPT_LOCK_ASSERTS, <srpt/kernel_sizes.h>: a lockdep kernel, the host):
- * on a production kernel it is an empty function, called on every
- * command.
+ * elsewhere the glue's function is empty, and the call would be made
+ * several times per command for nothing.
  */
 #ifndef SRPT_LOCK_HPP
 #define SRPT_LOCK_HPP
