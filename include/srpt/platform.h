@@ -152,6 +152,19 @@ void srpt_spin_lock_init(void *lock, enum srpt_lock_class cls);
 /* Contract: any context; disables local interrupts until the unlock. */
 unsigned long srpt_spin_lock_irqsave(void *lock);
 void srpt_spin_unlock_irqrestore(void *lock, unsigned long flags);
+#if SRPT_SPIN_DIRECT && defined(__cplusplus)
+/*
+ * The same two, where SRPT_SPIN_DIRECT says that they are exactly the
+ * kernel's exported _raw_spin_lock_irqsave() / _raw_spin_unlock_irqrestore()
+ * called on the spinlock_t's storage (glue/kernel_sizes.c checks the
+ * layout): the core calls the kernel's functions by these names and saves
+ * the forwarding call. The glue has the kernel's own declarations.
+ */
+unsigned long
+srpt_kernel_spin_lock_irqsave(void *lock) __asm__("_raw_spin_lock_irqsave");
+void srpt_kernel_spin_unlock_irqrestore(
+    void *lock, unsigned long flags) __asm__("_raw_spin_unlock_irqrestore");
+#endif
 /*
  * A broken lock contract: lockdep_assert_held() in the kernel (a warning on
  * a lockdep kernel, nothing otherwise), a test failure on the host when the

@@ -115,22 +115,48 @@ bad=$(objdump -d "$ko" | grep -E '^\s+[0-9a-f]+:.*\s(call|jmp)\s+\*%' | head -3)
 [ -z "$bad" ]
 result no-bare-indirect-branches $? "$bad"
 
+# Relocations in the C++ objects that name a symbol matching @pattern.
+count_relocs() {
+	local pattern=$1 o n total=0
+	for o in $cxx_objs; do
+		n=$(objdump -r "$o" | grep -cE "$pattern" || true)
+		total=$((total + n))
+	done
+	echo "$total"
+}
+
 # Lock assertions: the C++ objects call srpt_{spin,mutex}_assert_held
 # exactly when the kernel has lockdep (SRPT_LOCK_ASSERTS, generated from
 # CONFIG_LOCKDEP): on a production kernel the call would reach an empty
 # function on every command, on the check-debug kernel it is the lockdep
 # check that must stay.
-asserts=0
-for o in $cxx_objs; do
-	n=$(objdump -r "$o" | grep -cE 'srpt_(spin|mutex)_assert_held' || true)
-	asserts=$((asserts + n))
-done
-if grep -q '^CONFIG_LOCKDEP=y' "$KDIR/include/config/auto.conf" 2>/dev/null; then
+# Both read the kernel's configuration: without it they cannot decide.
+conf="$KDIR/include/config/auto.conf"
+[ -r "$conf" ]
+result kernel-config-readable $? "no $conf (KDIR=$KDIR)"
+asserts=$(count_relocs 'srpt_(spin|mutex)_assert_held')
+if grep -q '^CONFIG_LOCKDEP=y' "$conf" 2>/dev/null; then
 	[ "$asserts" -gt 0 ]
 	result lock-asserts-called-with-lockdep $? "lockdep kernel, but no C++ object calls srpt_spin_assert_held"
 else
 	[ "$asserts" -eq 0 ]
 	result lock-asserts-left-out-without-lockdep $? "$asserts calls of srpt_*_assert_held in the C++ objects of a kernel without lockdep"
+fi
+
+# The spinlock: on a kernel whose spin_lock_irqsave() is one call of the
+# exported _raw_spin_lock_irqsave() (SMP, no PREEMPT_RT, lock functions not
+# inlined), the C++ objects call the kernel's two functions themselves and
+# never the glue's wrappers, which would only forward (SRPT_SPIN_DIRECT,
+# docs/build.md); elsewhere they go through the wrappers.
+wrapped=$(count_relocs 'srpt_spin_(lock_irqsave|unlock_irqrestore)')
+direct=$(count_relocs '[^_]_raw_spin_(lock_irqsave|unlock_irqrestore)')
+if grep -q '^CONFIG_SMP=y' "$conf" 2>/dev/null &&
+	! grep -qE '^CONFIG_(PREEMPT_RT|INLINE_SPIN_LOCK_IRQSAVE|INLINE_SPIN_UNLOCK_IRQRESTORE)=y' "$conf"; then
+	[ "$wrapped" -eq 0 ] && [ "$direct" -gt 0 ]
+	result spin-lock-calls-the-kernel-directly $? "C++ objects: $wrapped calls of the glue's srpt_spin_* wrappers, $direct of _raw_spin_*"
+else
+	[ "$direct" -eq 0 ] && [ "$wrapped" -gt 0 ]
+	result spin-lock-through-the-glue $? "C++ objects: $direct calls of _raw_spin_*, $wrapped of the glue's wrappers"
 fi
 
 echo "$passed passed, $failed failed"

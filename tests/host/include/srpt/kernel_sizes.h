@@ -18,5 +18,8 @@
 #define SRPT_DELAYED_WORK_ALIGN 8
 /* The host's lock owner checks always run (platform_host.cpp). */
 #define SRPT_LOCK_ASSERTS 1
+/* The host's locks are its own (platform_host.cpp), taken through the
+ * srpt_spin_* functions. */
+#define SRPT_SPIN_DIRECT 0
 
 #endif
