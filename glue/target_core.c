@@ -247,7 +247,9 @@ static int srpt_tcm_task_attr(enum srpt_dp_task_attr attr)
 	return TCM_ORDERED_TAG;
 }
 
-static void srpt_reset_send(struct srpt_glue_send *s, u64 tag, u8 dir)
+/* Inline: once per command, on its path (issue 16). */
+static __always_inline void srpt_reset_send(struct srpt_glue_send *s, u64 tag,
+					    u8 dir)
 {
 	memset(&s->cmd, 0, sizeof(s->cmd));
 	memset(s->sense, 0, sizeof(s->sense));
@@ -430,7 +432,9 @@ int srpt_fabric_get_cmd_state(struct se_cmd *cmd)
 	return srpt_core_dp_cmd_state(s->ch->core, s->index);
 }
 
-static int srpt_queue_rsp(struct se_cmd *cmd, bool status_only)
+/* Inline into LIO's two callbacks: once per command (issue 16). */
+static __always_inline int srpt_queue_rsp(struct se_cmd *cmd,
+					  bool status_only)
 {
 	struct srpt_glue_send *s = srpt_send_of(cmd);
 	struct srpt_dp_rsp rsp = {

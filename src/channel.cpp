@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The channel: setup and teardown, the state machine and the CM events
- * that drive it, the completions of the data path (On*Done), the
- * KernelEnv hooks that post work requests, and the stats export. The SRP
- * commands and responses of a channel are in srp_command.cpp, the
- * registry of all channels in channel_registry.cpp.
+ * that drive it, a completion's failure, and the stats export. The
+ * completions themselves (On*Done) and the KernelEnv hooks that post work
+ * requests are inline in <srpt/channel_datapath.hpp>. The SRP commands and
+ * responses of a channel are in srp_command.cpp, the registry of all
+ * channels in channel_registry.cpp.
  * See include/srpt/channel.hpp and docs/data-path.md.
  */
 #include <srpt/channel.hpp>
@@ -33,37 +34,7 @@ const char *LioConnStateName(ChannelState s)
 	return "CLEANUP_WAIT";
 }
 
-/* ---- KernelEnv: the hooks that post work requests ------------------- */
-
-Status KernelEnv::PostRecv(RecvCtx &r)
-{
-	if (SharedRecvQueue *srq = ch_->srq_.get())
-		return StatusFromErrno(
-		    srpt_dp_srq_post_recv(srq->dp(), r.index()));
-	return StatusFromErrno(srpt_dp_post_recv(ch_->dp_, r.index()));
-}
-
-Status KernelEnv::PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta)
-{
-	const CmdExtra &x = ch_->extra_[s.index()];
-	/* The delta is known only now, after the response was built. */
-	wire::Be32 req_lim_delta;
-	req_lim_delta.set(static_cast<uint32_t>(delta));
-	wire::store(s.buf() + offsetof(wire::Rsp, req_lim_delta),
-		    req_lim_delta);
-	return StatusFromErrno(
-	    srpt_dp_post_send(ch_->dp_, s.index(), x.rsp_len, n_rdma));
-}
-
-Status KernelEnv::PostRdmaRead(SendCtx &s, uint32_t)
-{
-	return StatusFromErrno(srpt_dp_post_rdma_read(ch_->dp_, s.index()));
-}
-
-Status KernelEnv::PostZeroLengthWrite()
-{
-	return StatusFromErrno(srpt_dp_post_zlw(ch_->dp_));
-}
+/* ---- KernelEnv: the state hook ------------------------------------- */
 
 /*
  * A channel never published (a refused login: no id yet) is torn down
@@ -395,39 +366,6 @@ void Channel::Release()
 }
 
 /* ---- completions ---------------------------------------------------- */
-
-void Channel::OnRecvDone(uint32_t index, uint32_t byte_len, bool ok)
-{
-	RecvRing *ring = core_.recv_ring();
-	if (SRPT_WARN_ON(!ring || index >= ring->size()))
-		return;
-	core_.OnRecvDone((*ring)[index], byte_len, ok);
-	if (!ok)
-		OnCompletionError("receive");
-}
-
-void Channel::OnSendDone(uint32_t index, bool ok)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return;
-	/* Test knob: a successful SEND completes only after the delay. */
-	if (ok && send_done_hold_.Hold(index))
-		return;
-	core_.OnSendDone(core_.send_ring()[index], ok);
-	if (!ok)
-		OnCompletionError("send");
-}
-
-void Channel::OnRdmaReadDone(uint32_t index, bool ok)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return;
-	if (!ok)
-		SRPT_INFO(name_, "RDMA READ for command %u failed", index);
-	core_.OnRdmaReadDone(core_.send_ring()[index], ok);
-	if (!ok)
-		OnCompletionError("RDMA READ");
-}
 
 /*
  * A failed completion on an RC QP means the QP is in the error state:

@@ -5,21 +5,31 @@
  * core_api.cpp: each one turns the glue's handle back into the core
  * object, the C structs and enums into core types and the Status it gets
  * back into -errno, and makes one call. Those conversions are here and
- * nowhere else, so that the Channel's API speaks only core types. Logins
+ * nowhere else, so that the Channel's API speaks only core types. The
+ * entry points of a command's path are SRPT_HOT_PATH: GCC compiles each
+ * into one function with everything it calls whose body it sees
+ * (<srpt/channel_datapath.hpp>). Logins
  * go to cm_handler.cpp, CM events, completions and LIO's callbacks to the
  * Channel (channel.cpp, srp_command.cpp), the rest to the registry
  * (channel_registry.cpp). The one loop of its own: device removal waits
  * here until the device's channels are released.
  */
 #include <srpt/channel.hpp>
-#include <srpt/hex_format.hpp>
 #include <srpt/cm_handler.hpp>
 #include <srpt/core_api.h>
 #include <srpt/datapath_api.hpp>
+#include <srpt/hex_format.hpp>
 #include <srpt/log.hpp>
 #include <srpt/rdma_glue.h>
 
 using srpt::Channel;
+
+/*
+ * Inline every call whose body is visible, transitively: the Channel
+ * method, the ChannelCore method, its ...Locked() helpers, KernelEnv's
+ * hooks. The calls left are the glue's, the lock's and the IU parser's.
+ */
+#define SRPT_HOT_PATH [[gnu::flatten]]
 using srpt::ToNegativeErrno;
 
 namespace srpt
@@ -144,20 +154,21 @@ extern "C" void srpt_core_dp_cm_event(srpt_core_ch *core_ch,
 		static_cast<Channel *>(core_ch)->OnCmEvent(*e);
 }
 
-extern "C" void srpt_core_dp_recv_done(srpt_core_ch *core_ch, uint32_t index,
-				       uint32_t byte_len, bool ok)
+extern "C" SRPT_HOT_PATH void srpt_core_dp_recv_done(srpt_core_ch *core_ch,
+						     uint32_t index,
+						     uint32_t byte_len, bool ok)
 {
 	static_cast<Channel *>(core_ch)->OnRecvDone(index, byte_len, ok);
 }
 
-extern "C" void srpt_core_dp_send_done(srpt_core_ch *core_ch, uint32_t index,
-				       bool ok)
+extern "C" SRPT_HOT_PATH void srpt_core_dp_send_done(srpt_core_ch *core_ch,
+						     uint32_t index, bool ok)
 {
 	static_cast<Channel *>(core_ch)->OnSendDone(index, ok);
 }
 
-extern "C" void srpt_core_dp_rdma_read_done(srpt_core_ch *core_ch,
-					    uint32_t index, bool ok)
+extern "C" SRPT_HOT_PATH void
+srpt_core_dp_rdma_read_done(srpt_core_ch *core_ch, uint32_t index, bool ok)
 {
 	static_cast<Channel *>(core_ch)->OnRdmaReadDone(index, ok);
 }
@@ -167,9 +178,9 @@ extern "C" void srpt_core_dp_zlw_done(srpt_core_ch *core_ch, bool ok)
 	static_cast<Channel *>(core_ch)->OnZlwDone(ok);
 }
 
-extern "C" int srpt_core_dp_queue_response(srpt_core_ch *core_ch,
-					   uint32_t index,
-					   const struct srpt_dp_rsp *rsp)
+extern "C" SRPT_HOT_PATH int
+srpt_core_dp_queue_response(srpt_core_ch *core_ch, uint32_t index,
+			    const struct srpt_dp_rsp *rsp)
 {
 	return ToNegativeErrno(static_cast<Channel *>(core_ch)->QueueResponse(
 	    index, srpt::CmdResponseFromC(*rsp)));
@@ -182,19 +193,22 @@ extern "C" void srpt_core_dp_queue_tm_rsp(srpt_core_ch *core_ch, uint32_t index,
 	    index, srpt::TskMgmtRspCodeFromC(result));
 }
 
-extern "C" int srpt_core_dp_write_pending(srpt_core_ch *core_ch, uint32_t index,
-					  uint32_t n_rdma_reads)
+extern "C" SRPT_HOT_PATH int srpt_core_dp_write_pending(srpt_core_ch *core_ch,
+							uint32_t index,
+							uint32_t n_rdma_reads)
 {
 	return ToNegativeErrno(
 	    static_cast<Channel *>(core_ch)->WritePending(index, n_rdma_reads));
 }
 
-extern "C" void srpt_core_dp_aborted_task(srpt_core_ch *core_ch, uint32_t index)
+extern "C" SRPT_HOT_PATH void srpt_core_dp_aborted_task(srpt_core_ch *core_ch,
+							uint32_t index)
 {
 	static_cast<Channel *>(core_ch)->AbortedTask(index);
 }
 
-extern "C" void srpt_core_dp_cmd_release(srpt_core_ch *core_ch, uint32_t index)
+extern "C" SRPT_HOT_PATH void srpt_core_dp_cmd_release(srpt_core_ch *core_ch,
+						       uint32_t index)
 {
 	static_cast<Channel *>(core_ch)->ReleaseCmd(index);
 }

@@ -3,10 +3,11 @@
  * SRP commands and responses of a channel: the command hooks of KernelEnv
  * (an SRP_CMD or SRP_TSK_MGMT goes to LIO or is answered here, SRP_I_LOGOUT
  * ends the channel, other IUs are dropped), the responses the transport
- * builds itself (SendOwnResponse, Answer*), and the entry points of LIO's
- * side of a command: its response, the RDMA READs of write data, abort,
- * release. The channel itself (state machine, completions) is in
- * channel.cpp.
+ * builds itself (SendOwnResponse, Answer*), and the task management
+ * response. LIO's other entry points (a command's response, the RDMA READs
+ * of write data, abort, release) and the hooks that are one glue call are
+ * inline in <srpt/channel_datapath.hpp>. The channel itself (state
+ * machine) is in channel.cpp.
  */
 #include <srpt/alloc.hpp>
 #include <srpt/channel.hpp>
@@ -234,26 +235,6 @@ void KernelEnv::HandleOtherIu(RecvCtx &r)
 	}
 }
 
-void KernelEnv::ExecuteCmd(SendCtx &s)
-{
-	srpt_dp_execute_cmd(ch_->dp_, s.index());
-}
-
-void KernelEnv::FailCmd(SendCtx &s)
-{
-	srpt_dp_fail_cmd(ch_->dp_, s.index());
-}
-
-void KernelEnv::PutCmd(SendCtx &s)
-{
-	srpt_dp_put_cmd(ch_->dp_, s.index());
-}
-
-void KernelEnv::KickWaitList()
-{
-	srpt_work_queue(ch_->kick_work_);
-}
-
 void KernelEnv::ResponseLost()
 {
 	ch_->OnResponseLost();
@@ -310,65 +291,16 @@ void Channel::OnResponseLost()
 			 id_);
 }
 
-Status Channel::QueueResponse(uint32_t index, const CmdResponse &rsp)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return Status::kInvalid;
-	SendCtx &s = core_.send_ring()[index];
-	CmdExtra &x = extra_[index];
-	CmdRspInfo info{};
-	info.tag = x.tag;
-	info.req_lim_delta = 1;
-	info.status = rsp.status;
-	info.dir = rsp.dir;
-	info.residual = rsp.residual;
-	info.residual_count = rsp.residual_count;
-	info.sense = rsp.sense;
-	x.rsp_len = static_cast<uint32_t>(
-	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
-	const Status st = core_.QueueResponse(
-	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
-	if (IsOk(st) || st == kQueueFull)
-		return st;
-	/* The post failed: no response, the credit is owed. */
-	core_.DropResponse(s);
-	srpt_dp_put_cmd(dp_, index);
-	OnResponseLost();
-	return Status::kOk;
-}
+/*
+ * QueueResponse, WritePending, AbortedTask and ReleaseCmd are inline in
+ * <srpt/channel_datapath.hpp>, for the C entry points to flatten.
+ */
 
 void Channel::QueueTmResponse(uint32_t index, wire::TskMgmtRspCode code)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
 		return;
 	AnswerTaskMgmt(core_.send_ring()[index], extra_[index].tag, code);
-}
-
-Status Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return Status::kInvalid;
-	SendCtx &s = core_.send_ring()[index];
-	const Status st = core_.WritePending(s, n_rdma_reads);
-	if (IsOk(st) || st == kQueueFull)
-		return st;
-	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",
-		 index, ToNegativeErrno(st));
-	return st;
-}
-
-void Channel::AbortedTask(uint32_t index)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return;
-	core_.AbortedTask(core_.send_ring()[index]);
-}
-
-void Channel::ReleaseCmd(uint32_t index)
-{
-	if (SRPT_WARN_ON(!Valid(index)))
-		return;
-	core_.ReleaseCmd(core_.send_ring()[index]);
 }
 
 int Channel::CmdStateOf(uint32_t index)

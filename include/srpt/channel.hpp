@@ -352,4 +352,7 @@ void DestroyChannelRegistry();
 
 } // namespace srpt
 
+/* The per-command entry points and hooks, inline. */
+#include <srpt/channel_datapath.hpp>
+
 #endif
