@@ -51,7 +51,7 @@ ok() { echo "ok: \$*"; }
 sleep() { :; }
 mount_debugfs() { :; }
 $(sed -n '/^SLAB_TOLERANCE_KB=/,/^KMALLOC_OBJS_TOLERANCE=/p' "$lib")
-$(sed -n '/^slab_alloc_calls() {/,/^}/p;/^slab_check() {/,/^}/p;/^slab_compare() {/,/^}/p' "$lib")
+$(sed -n '/^slab_alloc_calls() {/,/^}/p;/^slab_check() {/,/^}/p;/^slab_snapshot() {/,/^}/p;/^slab_compare() {/,/^}/p' "$lib")
 slab_shrink() { :; }
 slab_unreclaim() { echo 20000; }
 SLAB0=10000

@@ -505,9 +505,8 @@ slab_shrink() {
 	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f" 2>/dev/null; done
 }
 slab_baseline() {
-	slab_shrink
-	SLAB0=$(slab_unreclaim)
-	cp /proc/slabinfo "$OUT/slabinfo.before"
+	slab_snapshot "$OUT/slabinfo.before"
+	SLAB0=$SLAB_PAGES
 	slab_alloc_calls before
 	echo "SUnreclaim before loading anything: $SLAB0 kB"
 }
@@ -527,12 +526,8 @@ slab_alloc_calls() {
 	find "$OUT/alloc_calls.$1" -type f -empty -delete 2>/dev/null
 }
 slab_check() { # slab_check WHEN: fails if slab grew beyond the tolerances
-	local slab1
-	sleep 2 # RCU-deferred frees
-	slab_shrink
-	slab1=$(slab_unreclaim)
-	cp /proc/slabinfo "$OUT/slabinfo.after"
-	slab_compare "$1" "$OUT/slabinfo.before" "$OUT/slabinfo.after" "$OUT/slab.txt" "$SLAB0" "$slab1"
+	slab_snapshot "$OUT/slabinfo.after"
+	slab_compare "$1" "$OUT/slabinfo.before" "$OUT/slabinfo.after" "$OUT/slab.txt" "$SLAB0" "$SLAB_PAGES"
 }
 # slab_snapshot FILE: /proc/slabinfo once every cache holds only live
 # objects (caches dropped and shrunk, KASAN's quarantine emptied), for a
