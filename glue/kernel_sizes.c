@@ -28,8 +28,8 @@ int main(void)
 	/*
 	 * Without lockdep, srpt_spin_assert_held() is an empty function
 	 * that the core's ...Locked() helpers would call several times per
-	 * command (nine for a READ, counted on the host); the
-	 * core leaves the call out instead.
+	 * command (nine for a READ, counted on the host); the core leaves
+	 * the call out instead.
 	 */
 	DEFINE(SRPT_LOCK_ASSERTS, IS_ENABLED(CONFIG_LOCKDEP));
 	/*

@@ -8,9 +8,9 @@
  * nowhere else, so that the Channel's API speaks only core types. The
  * entry points of a command's path are SRPT_HOT_PATH: GCC compiles each
  * into one function with everything it calls whose body it sees
- * (<srpt/channel_datapath.hpp>). Logins
- * go to cm_handler.cpp, CM events, completions and LIO's callbacks to the
- * Channel (channel.cpp, srp_command.cpp), the rest to the registry
+ * (<srpt/channel_datapath.hpp>). Logins go to cm_handler.cpp, CM events,
+ * completions and LIO's callbacks to the Channel (channel.cpp,
+ * channel_datapath.hpp, srp_command.cpp), the rest to the registry
  * (channel_registry.cpp). The one loop of its own: device removal waits
  * here until the device's channels are released.
  */
@@ -23,6 +23,7 @@
 #include <srpt/rdma_glue.h>
 
 using srpt::Channel;
+using srpt::ToNegativeErrno;
 
 /*
  * Inline every call whose body is visible, transitively: the Channel
@@ -30,7 +31,6 @@ using srpt::Channel;
  * hooks. The calls left are the glue's, the lock's and the IU parser's.
  */
 #define SRPT_HOT_PATH [[gnu::flatten]]
-using srpt::ToNegativeErrno;
 
 namespace srpt
 {
