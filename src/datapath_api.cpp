@@ -201,8 +201,8 @@ extern "C" SRPT_HOT_PATH int srpt_core_dp_write_pending(srpt_core_ch *core_ch,
 	    static_cast<Channel *>(core_ch)->WritePending(index, n_rdma_reads));
 }
 
-extern "C" SRPT_HOT_PATH void srpt_core_dp_aborted_task(srpt_core_ch *core_ch,
-							uint32_t index)
+/* Not SRPT_HOT_PATH: an abort is off a command's usual path. */
+extern "C" void srpt_core_dp_aborted_task(srpt_core_ch *core_ch, uint32_t index)
 {
 	static_cast<Channel *>(core_ch)->AbortedTask(index);
 }

@@ -50,10 +50,8 @@ void SendDoneHold::ArmLocked(uint64_t due_ns, uint64_t now)
 	    work_, static_cast<uint32_t>((wait_ns + 999) / 1000));
 }
 
-bool SendDoneHold::Hold(uint32_t index)
+bool SendDoneHold::HoldDelayed(uint32_t index)
 {
-	if (delay_us_ == 0)
-		return false;
 	SpinLockGuard guard(lock_);
 	if (stopped_)
 		return false;

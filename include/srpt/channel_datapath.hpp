@@ -91,7 +91,7 @@ inline void Channel::OnSendDone(uint32_t index, bool ok)
 	if (SRPT_WARN_ON(!Valid(index)))
 		return;
 	/* Test knob: a successful SEND completes only after the delay. */
-	if (ok && send_done_hold_.enabled() && send_done_hold_.Hold(index))
+	if (ok && send_done_hold_.Hold(index))
 		return;
 	core_.OnSendDone(core_.send_ring()[index], ok);
 	if (!ok)

@@ -34,6 +34,30 @@ enum class LockClass : int {
 	kTest = SRPT_LOCK_TEST,
 };
 
+namespace lock_detail
+{
+/* The one choice of the functions that take and drop a SpinLock. */
+#if SRPT_SPIN_DIRECT
+inline unsigned long LockIrqSave(void *lock)
+{
+	return srpt_kernel_spin_lock_irqsave(lock);
+}
+inline void UnlockIrqRestore(void *lock, unsigned long flags)
+{
+	srpt_kernel_spin_unlock_irqrestore(lock, flags);
+}
+#else
+inline unsigned long LockIrqSave(void *lock)
+{
+	return srpt_spin_lock_irqsave(lock);
+}
+inline void UnlockIrqRestore(void *lock, unsigned long flags)
+{
+	srpt_spin_unlock_irqrestore(lock, flags);
+}
+#endif
+} // namespace lock_detail
+
 /* Interrupt-safe spinlock; the guard keeps the saved flags. */
 class SRPT_CAPABILITY("spinlock") SpinLock
 {
@@ -48,19 +72,11 @@ public:
 
 	[[nodiscard]] unsigned long LockIrqSave() SRPT_ACQUIRE()
 	{
-#if SRPT_SPIN_DIRECT
-		return srpt_kernel_spin_lock_irqsave(storage_);
-#else
-		return srpt_spin_lock_irqsave(storage_);
-#endif
+		return lock_detail::LockIrqSave(storage_);
 	}
 	void UnlockIrqRestore(unsigned long flags) SRPT_RELEASE()
 	{
-#if SRPT_SPIN_DIRECT
-		srpt_kernel_spin_unlock_irqrestore(storage_, flags);
-#else
-		srpt_spin_unlock_irqrestore(storage_, flags);
-#endif
+		lock_detail::UnlockIrqRestore(storage_, flags);
 	}
 	/* The calling thread holds the lock (lockdep_assert_held). */
 	void AssertHeld() SRPT_ASSERT_CAPABILITY(this)
