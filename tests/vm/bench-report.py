@@ -14,12 +14,15 @@ ratios B_r/A_r ("paired"). A and B of one round run back to back, so the
 paired ratio cancels load that drifts over the run (other guests, builds on
 a shared host); when the two disagree, the host was not quiet.
 
-Next to them, the raw rxe figures perftest measured in the same guest on the
-SRP login's path: the 128k read of each LUN and driver as a fraction of the
-128 KiB RDMA WRITE ceiling (ib_write_bw), and the QD1 4k read's p50 as a
-multiple of its pattern floor (one 4 KiB RDMA WRITE plus two small SENDs:
-ib_write_lat + 2 x ib_send_lat). A fraction above 1 means the "ceiling" was
-not one; the report says so instead of printing it as a fraction."""
+Next to them, the raw rxe figures measured in the same guest on the SRP
+login's path: the 128k read of each LUN and driver as a fraction of the
+ceiling, and the QD1 4k read's p50 as a multiple of its pattern floor (one
+4 KiB RDMA WRITE plus two small SENDs: ib_write_lat + 2 x ib_send_lat). The
+ceiling is srp_pattern_bw's (r<round>-srp_pattern_bw.txt: SRP's READ
+pattern, 128 KiB, run in the kernel); perftest's ib_write_bw is printed
+beside it, and is the ceiling only for artifacts of the bench before
+srp_pattern_bw. A fraction above 1 means the "ceiling" was not one; the
+report says so instead of printing it as a fraction."""
 import argparse, csv, glob, json, os, re, statistics, sys
 
 MIN_ROUNDS = 7          # fewer: "not a verdict" (bench.sh's BENCH_MIN_ROUNDS refuses them unless forced)
@@ -211,6 +214,19 @@ def perftest(pattern, cols):
     return out
 
 
+def pattern_bw(pattern):
+    """{round: (MiB/s, guest CPUs busy)} from srp_pattern_bw's result lines
+    ("mibs=... bytes=... cpus=...", bench-lib.sh's pattern_bw)."""
+    out = {}
+    for r, f in by_round(pattern).items():
+        kv = dict(w.split("=", 1) for w in open(f).read().split() if "=" in w)
+        if "mibs" not in kv:
+            sys.exit("bench-report: %s has no mibs= figure" % f)
+        out[r] = (float(kv["mibs"]), float(kv["cpus"]) if kv.get("cpus") else None)
+    return out
+
+
+pbw = pattern_bw("r*-srp_pattern_bw.txt")
 # perftest's "MB/sec" is MiB/s (its --report_gbits help: MiB = 2^20 bytes).
 bw = perftest("r*-ib_write_bw.txt", [3])           # BW average [MB/sec]
 wlat = perftest("r*-ib_write_lat.txt", [4])        # t_typical [usec] (the median)
@@ -232,8 +248,18 @@ def raw_row(key, label, unit, per_round):
 
 
 ceiling = floor = None
+if pbw:
+    if set(pbw) != set(bw):
+        sys.exit("bench-report: srp_pattern_bw ran in rounds %s, ib_write_bw in %s" % (sorted(pbw), sorted(bw)))
+    ceiling = raw_row("rxe_srp_pattern_bw_128k_mibs", "raw ceiling: SRP READ pattern 128 KiB, kernel", "MiB/s",
+                      {r: v[0] for r, v in pbw.items()})
+    cpus = {r: v[1] for r, v in pbw.items() if v[1] is not None}
+    if cpus:
+        raw_row("rxe_srp_pattern_bw_cpus", "raw ceiling's guest CPUs busy", "CPUs", cpus)
 if not RAW_SKIPPED:
-    ceiling = raw_row("rxe_write_bw_128k_mibs", "raw ceiling: ib_write_bw 128 KiB", "MiB/s", {r: v[0] for r, v in bw.items()})
+    row = raw_row("rxe_write_bw_128k_mibs", "raw ib_write_bw 128 KiB" if pbw else "raw ceiling: ib_write_bw 128 KiB",
+                  "MiB/s", {r: v[0] for r, v in bw.items()})
+    ceiling = ceiling or row
     raw_row("rxe_send_lat_typ_us", "raw ib_send_lat typical", "us", {r: v[0] for r, v in slat.items()})
     raw_row("rxe_send_lat_p99_us", "raw ib_send_lat p99", "us", {r: v[1] for r, v in slat.items()})
 if wlat:
@@ -244,6 +270,7 @@ if wlat:
     if per_round:
         floor = raw_row("rxe_pattern_floor_qd1_4k_us", "pattern floor: write 4 KiB + 2 x send", "us", per_round)
 result["raw_rxe"] = raw
+result["ceiling_key"] = ceiling["key"] if ceiling else None
 # ib_srp's channel count per login (the ceiling's QPs are twice that).
 result["srp_channels"] = sorted({int(open(f).read().split()[0]) for f in glob.glob(os.path.join(d, "r*-[AB]-srp_ch_count.txt"))})
 cmds_file = os.path.join(d, "raw-commands.txt")
@@ -329,7 +356,8 @@ print()
 if RAW_SKIPPED:
     print("raw rxe: not measured under icount (one vCPU: perftest's polling client and server and rxe take turns per scheduler tick)")
 else:
-    print("raw rxe, perftest over RDMA/CM on the SRP login's path (median of rounds | per round):")
+    print("raw rxe, %s over RDMA/CM on the SRP login's path (median of rounds | per round):"
+          % ("srp_pattern_bw and perftest" if pbw else "perftest"))
 for r in raw:
     print("  %-48s %-6s %12.1f   %s" % (r["label"], r["unit"], r["median"], " ".join("%.1f" % x for x in r["values"])))
 for c in result["raw_commands"]:
@@ -349,7 +377,8 @@ for v in vs_raw:
     print(("  %-18s %-8s %20s %16s   %s" % (v["lun"], v["driver"], fmt(v["seqread128k_of_ceiling"]),
                                            fmt(v["qd1_p50_x_floor"], "%.2fx"), "; ".join(why))).rstrip())
 if any(not v["ceiling_ok"] for v in vs_raw):
-    print("NOTE: %s: SRP moved more than perftest's 128 KiB RDMA WRITE; the fractions above 1 bound nothing." % NOT_A_CEILING)
+    print("NOTE: %s: SRP moved more than %s; the fractions above 1 bound nothing."
+          % (NOT_A_CEILING, "srp_pattern_bw's 128 KiB READ pattern" if pbw else "perftest's 128 KiB RDMA WRITE"))
 print()
 if load is None:
     print("host load: not recorded (artifacts of an older bench)")

@@ -2,9 +2,10 @@
 # make bench: one guest boot, A (in-tree) / B alternated for BENCH_ROUNDS
 # rounds on the same rd_mcp and iblock/null_blk LUNs; fio 4k randread/
 # randwrite QD32, 128k seq read QD32, 4k randread QD1 (p50/p99), and per
-# round the raw rxe figures (perftest: 128 KiB RDMA WRITE ceiling, the QD1
-# 4k read's pattern floor). docs/testing-vm.md ("bench") explains the
-# figures, the ratios and the thresholds.
+# round the raw rxe figures (srp_pattern_bw.ko: the ceiling for 128 KiB
+# reads; perftest: a 128 KiB RDMA WRITE figure beside it and the QD1 4k
+# read's pattern floor). docs/testing-vm.md ("bench") explains the figures,
+# the ratios and the thresholds.
 #   BENCH_B=port|intree  (default port; intree makes B the in-tree driver
 #                         again, so that B/A shows the run-to-run noise)
 #   BENCH_ROUNDS=7       (at least 7: fewer only with BENCH_FORCE=1, and the
@@ -136,11 +137,17 @@ sample_while() {
 # (ib_send_lat: 4000 us typical, HZ=250).
 raw=1
 [ -n "$BENCH_ICOUNT" ] && raw=0
+# The raw ceiling's module, built for the guest's kernel.
+payload_modules=
+if [ "$raw" = 1 ]; then
+	"$VM_DIR/build-pattern-bw.sh" "$GUEST_KREL" "$dir/pattern-bw" || die "building srp_pattern_bw.ko for $GUEST_KREL failed"
+	payload_modules=$dir/pattern-bw/srp_pattern_bw.ko
+fi
 echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again: B/A shows the noise)')"
 echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, $GUEST_SMP vCPU(s), guest clock: $GUEST_CLOCK), artifacts $dir"
 echo "bench: load gate: 1-minute load average $gate_load (BENCH_MAX_LOAD=$BENCH_MAX_LOAD); other load sampled every 10 s into $load_csv"
 t0=$(date +%s)
-SRPT=intree make_payload "$dir" bench single "$with_port" \
+SRPT=intree PAYLOAD_MODULES=$payload_modules make_payload "$dir" bench single "$with_port" \
 	"BENCH_B=$BENCH_B" "BENCH_ROUNDS=$BENCH_ROUNDS" "BENCH_RUNTIME=$BENCH_RUNTIME" "BENCH_RAW=$raw"
 start_guest "$dir" "$GUEST_SMP" 2G "${GUEST_CLOCK_ARGS[@]}"
 sample_while "$GUEST_PID" &

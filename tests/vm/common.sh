@@ -57,6 +57,13 @@ make_payload() {
 	cp "$VM_DIR"/guest/*.sh "$p/"
 	cp "$VM_DIR"/guest/scenarios/*.sh "$p/scenarios/"
 	if [ "$with_port" = 1 ]; then cp "$SRPT_KO" "$p/port/ib_srpt.ko"; fi
+	# PAYLOAD_MODULES: test modules built for the guest's kernel (the
+	# bench's srp_pattern_bw.ko), in /srpt/modules/ in the guest.
+	local ko
+	for ko in ${PAYLOAD_MODULES:-}; do
+		mkdir -p "$p/modules"
+		cp "$ko" "$p/modules/" || die "payload: no $ko"
+	done
 	# Small probes the scenarios run in the guest (tests/tools/*.c), built
 	# here against the same Debian libraries the guest has.
 	mkdir -p "$p/tools"

@@ -9,8 +9,9 @@ marks with their exit status, the "ceiling below SRP" mark, the guest's
 CPU time per I/O from the /proc/stat counters around each fio job, the
 guest clock (wall, or QEMU icount: then no perftest reports, and iowait
 left out of the CPU rows) named in every output, and an
-artifacts directory of the older layout (no ib_write_lat, no host-load.csv,
-no CPU counters).
+artifacts directory of the older layouts (no ib_write_lat, no host-load.csv,
+no CPU counters; no srp_pattern_bw results, when ib_write_bw is the
+ceiling).
 Runs in `make check` (suite harness). BENCH_REPORT=path checks another copy
 of the report (how the test was shown to fail on a broken one).
 Prints one line per check and 'bench-report: N passed, N failed'."""
@@ -45,8 +46,10 @@ B_BASE = [300, 100, 330, 200, 1000, 650, 420]  # median 330
 # 1.0833 0.6 -> median 1.0833 (paired); the two differ on purpose.
 RATIO, PAIRED = 0.825, 1.083
 LUN_FACTOR = {"rd": 1.0, "nb": 1.5}
-# The raw rxe figures per round (perftest).
-WRITE_BW = [48, 50, 52, 49, 51, 50, 47]        # MiB/s, median 50
+# The raw rxe figures per round: srp_pattern_bw (the ceiling) and perftest.
+PATTERN_BW = [48, 50, 52, 49, 51, 50, 47]      # MiB/s, median 50
+PATTERN_CPUS = [1.7, 1.8, 1.75, 1.6, 1.9, 1.8, 1.7]  # median 1.75
+WRITE_BW = [24, 25, 26, 23, 27, 25, 22]        # MiB/s, median 25: not the ceiling while srp_pattern_bw ran
 WRITE_LAT = [20, 22, 18, 20, 21, 19, 20]       # us typical
 SEND_LAT = [10, 10, 11, 9, 10, 10, 10]         # us typical; floors 40 42 40 38 41 39 40 -> 40
 SEND_P99 = [300, 310, 290, 305, 295, 300, 320]  # median 300
@@ -133,9 +136,16 @@ LAT_TXT = """-------------------------------------------------------------------
 """
 
 
-def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_layout=False, load=None):
+PATTERN_TXT = ("mibs={mibs:.3f} bytes=354942976 ns=6258380690 commands=2708 channels=2 depth=32 size=131072"
+               " ini_poll=unbound tgt_poll=unbound cpus={cpus:.2f}\n")
+
+
+def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_layout=False, load=None,
+                   pattern_bw=PATTERN_BW):
     """older_layout: the files as the bench wrote them before issue 16 (no
-    ib_write_lat, SRP channel counts, raw-commands.txt or CPU counters). load: None (no
+    ib_write_lat, SRP channel counts, raw-commands.txt or CPU counters).
+    pattern_bw: srp_pattern_bw's MiB/s per round, None: none (the bench
+    before srp_pattern_bw; the older layout has none either). load: None (no
     host-load.csv) or (gate load1, [(busy, guest) tick deltas per 10 s
     interval]), on 2 CPUs with 2000 total ticks per interval."""
     os.makedirs(d)
@@ -155,6 +165,9 @@ def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_la
         with open(os.path.join(d, "r%d-ib_send_lat.txt" % r), "w") as f:
             f.write(LAT_TXT.format(title="Send Latency Test", size=64, tmin=SEND_LAT[i] * 0.8, tmax=9000.0, typ=SEND_LAT[i],
                                    avg=SEND_LAT[i] * 1.3, sd=25.0, p99=SEND_P99[i], p999=4000.0))
+        if not older_layout and pattern_bw is not None:
+            with open(os.path.join(d, "r%d-srp_pattern_bw.txt" % r), "w") as f:
+                f.write(PATTERN_TXT.format(mibs=pattern_bw[i], cpus=PATTERN_CPUS[i]))
         if not older_layout:
             with open(os.path.join(d, "r%d-ib_write_lat.txt" % r), "w") as f:
                 f.write(LAT_TXT.format(title="RDMA_Write Latency Test", size=4096, tmin=write_lat[i] * 0.8, tmax=9000.0,
@@ -228,7 +241,14 @@ def known_numbers(top):
     r = rows.get("rd_randread4k_qd32_iops", {})
     check("per-round values kept in round order", r.get("A") == A_BASE and r.get("B") == B_BASE, "%s | %s" % (r.get("A"), r.get("B")))
     raw = {x["key"]: x for x in (js or {}).get("raw_rxe", [])}
-    check("raw ceiling median 50 MiB/s (perftest's MB/sec is MiB/s)", close(raw.get("rxe_write_bw_128k_mibs", {}).get("median"), 50))
+    check("raw ceiling: srp_pattern_bw's, median 50 MiB/s", (js or {}).get("ceiling_key") == "rxe_srp_pattern_bw_128k_mibs" and
+          close(raw.get("rxe_srp_pattern_bw_128k_mibs", {}).get("median"), 50) and
+          "raw ceiling: SRP READ pattern 128 KiB, kernel" in out, str(raw.get("rxe_srp_pattern_bw_128k_mibs")))
+    check("the ceiling's guest CPUs busy, median 1.75", close(raw.get("rxe_srp_pattern_bw_cpus", {}).get("median"), 1.75),
+          str(raw.get("rxe_srp_pattern_bw_cpus")))
+    check("ib_write_bw beside it, median 25 MiB/s (perftest's MB/sec is MiB/s), not named the ceiling",
+          close(raw.get("rxe_write_bw_128k_mibs", {}).get("median"), 25) and "raw ceiling: ib_write_bw" not in out,
+          str(raw.get("rxe_write_bw_128k_mibs")))
     check("raw send latency typical 10 us, p99 300 us", close(raw.get("rxe_send_lat_typ_us", {}).get("median"), 10) and
           close(raw.get("rxe_send_lat_p99_us", {}).get("median"), 300))
     check("pattern floor = median of per-round write + 2 x send = 40 us",
@@ -269,10 +289,35 @@ def known_numbers(top):
 def ceiling_above_srp(top):
     # A ceiling above SRP everywhere: fractions, no mark.
     d = os.path.join(top, "ceiling-ok")
-    make_artifacts(d, write_bw=[100] * 7, load=QUIET)
+    make_artifacts(d, pattern_bw=[100] * 7, load=QUIET)
     rc, out, js = run_report(d, "--no-plot")
     check("ceiling 100 MiB/s above every SRP figure: no 'not a ceiling'", rc == 0 and "not a ceiling" not in out and
           all(v["ceiling_ok"] for v in js["vs_raw"]), out)
+
+
+def ceiling_without_pattern_bw(top):
+    # The bench before srp_pattern_bw: ib_write_bw is the ceiling, with the
+    # known numbers' fractions (iblock A 60/50: not a ceiling).
+    d = os.path.join(top, "no-pattern-bw")
+    make_artifacts(d, write_bw=PATTERN_BW, pattern_bw=None, load=QUIET)
+    rc, out, js = run_report(d, "--no-plot")
+    vs = {(v["lun"], v["side"]): v for v in js["vs_raw"]}
+    check("no srp_pattern_bw results: ib_write_bw is the ceiling (50 MiB/s), fractions 0.8 and 1.2",
+          rc == 0 and js["ceiling_key"] == "rxe_write_bw_128k_mibs" and "raw ceiling: ib_write_bw 128 KiB" in out and
+          close(vs[("rd_mcp", "A")]["seqread128k_of_ceiling"], 0.8) and vs[("iblock/null_blk", "A")]["ceiling_ok"] is False and
+          "SRP moved more than perftest's 128 KiB RDMA WRITE" in out, "rc %d\n%s" % (rc, out))
+    # srp_pattern_bw in some rounds only: unusable.
+    d = os.path.join(top, "pattern-bw-partial")
+    make_artifacts(d, load=QUIET)
+    os.remove(os.path.join(d, "r5-srp_pattern_bw.txt"))
+    rc, out, js = run_report(d, "--no-plot")
+    check("srp_pattern_bw missing in round 5: exit 1", rc == 1 and "srp_pattern_bw ran in rounds" in out, "rc %d\n%s" % (rc, out))
+    d = os.path.join(top, "pattern-bw-empty")
+    make_artifacts(d, load=QUIET)
+    with open(os.path.join(d, "r2-srp_pattern_bw.txt"), "w") as f:
+        f.write("commands=0\n")
+    rc, out, js = run_report(d, "--no-plot")
+    check("a srp_pattern_bw result without mibs=: exit 1", rc == 1 and "no mibs= figure" in out, "rc %d\n%s" % (rc, out))
 
 
 def floor_above_srp(top):
@@ -438,7 +483,7 @@ def icount_layout(top):
         d = os.path.join(top, name)
         make_artifacts(d, load=QUIET)
         for f in os.listdir(d):
-            if f.startswith("r") and "-ib_" in f or f == "raw-commands.txt":
+            if f.startswith("r") and ("-ib_" in f or "-srp_pattern_bw" in f) or f == "raw-commands.txt":
                 os.remove(os.path.join(d, f))
             elif f.endswith(".cpu") and extra_iowait:
                 with open(os.path.join(d, f)) as fh:
@@ -463,7 +508,7 @@ def icount_layout(top):
 
 top = tempfile.mkdtemp(prefix="selftest-bench-report.")
 try:
-    for case in (known_numbers, ceiling_above_srp, floor_above_srp, round_order, too_few_rounds,
+    for case in (known_numbers, ceiling_above_srp, ceiling_without_pattern_bw, floor_above_srp, round_order, too_few_rounds,
                  loaded_during_run, loaded_at_the_gate, no_run_samples, older_artifacts,
                  unusable_results, guest_clock, icount_layout):
         try:

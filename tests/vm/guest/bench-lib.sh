@@ -59,3 +59,39 @@ check_side_taint() {
 	esac
 	SIDE_TAINT=$taint
 }
+
+# pattern_bw TAG CHANNELS DEPTH SIZE [MODULE_ARGS...]: the raw ceiling for
+# SRP's large reads, srp_pattern_bw.ko (tests/vm/pattern-bw/): SRP's READ
+# message pattern in the kernel over RDMA/CM to $TGT_IP4 (the SRP login's
+# path, rxe1 loopback), CHANNELS RC connections of DEPTH commands of SIZE
+# bytes each outstanding, 2 s warm-up, 6 s measured. Its result line, with
+# the CPUs the guest kept busy over the whole insmod (cpus=, from
+# /proc/stat), goes to $OUT/TAG.txt; a failed insmod fails the bench with
+# the module's log.
+pattern_bw() {
+	local tag=$1 ch=$2 depth=$3 size=$4 ko=/srpt/modules/srp_pattern_bw.ko res cmd c0 c1
+	shift 4
+	[ -f "$ko" ] || fail "no $ko in the payload"
+	cmd="insmod srp_pattern_bw.ko addr=$TGT_IP4 channels=$ch depth=$depth size=$size${*:+ $*}"
+	grep -qxF "$cmd" "$OUT/raw-commands.txt" 2>/dev/null || echo "$cmd" >>"$OUT/raw-commands.txt"
+	read -r -a c0 </proc/stat
+	if ! insmod "$ko" addr="$TGT_IP4" channels="$ch" depth="$depth" size="$size" "$@" 2>"$OUT/$tag.err"; then
+		cat "$OUT/$tag.err"; dmesg | grep srp_pattern_bw | tail -n 20
+		fail "srp_pattern_bw ($tag) failed"
+	fi
+	read -r -a c1 </proc/stat
+	res=$(cat /sys/module/srp_pattern_bw/parameters/result)
+	rmmod srp_pattern_bw || fail "rmmod srp_pattern_bw ($tag)"
+	case $res in
+	mibs=*) ;;
+	*) fail "srp_pattern_bw ($tag): no result ('$res')";;
+	esac
+	# busy = user+nice+system+irq+softirq+steal over all of the cpu line
+	res="$res cpus=$(awk -v b0=$((c0[1] + c0[2] + c0[3] + c0[6] + c0[7] + c0[8])) \
+		-v b1=$((c1[1] + c1[2] + c1[3] + c1[6] + c1[7] + c1[8])) \
+		-v t0=$((c0[1] + c0[2] + c0[3] + c0[4] + c0[5] + c0[6] + c0[7] + c0[8])) \
+		-v t1=$((c1[1] + c1[2] + c1[3] + c1[4] + c1[5] + c1[6] + c1[7] + c1[8])) \
+		-v n="$(nproc)" 'BEGIN { printf "%.2f", (t1 > t0) ? n * (b1 - b0) / (t1 - t0) : 0 }')"
+	echo "$res" >"$OUT/$tag.txt"
+	echo "$tag: $res"
+}

@@ -3,10 +3,11 @@
 # the port, or in-tree again) for $BENCH_ROUNDS rounds on the same two LUNs,
 # rd_mcp (LUN 0) and iblock on a memory-backed null_blk (LUN 1) (the
 # backstores stay; only the fabric module and its target are swapped), fio
-# per round, side and LUN; then, per round, the raw rxe figures with
-# perftest over RDMA/CM on the path the SRP login takes (rxe1 dialling
-# $TGT_IP4): the 128 KiB RDMA WRITE ceiling and the latencies of a QD1 4k
-# read's three transfers (raw_rxe below says which flags and why).
+# per round, side and LUN; then, per round, the raw rxe figures over
+# RDMA/CM on the path the SRP login takes (rxe1 dialling $TGT_IP4): the
+# ceiling for 128 KiB reads (srp_pattern_bw.ko, SRP's READ pattern in the
+# kernel), perftest's 128 KiB RDMA WRITE beside it, and the latencies of a
+# QD1 4k read's three transfers (raw_rxe below says which flags and why).
 # Results: JSON and text files in $OUT, reduced on the host by bench-report.py.
 . /srpt/lib.sh
 . /srpt/bench-lib.sh
@@ -88,9 +89,21 @@ perftest_pair() {
 
 # raw_rxe ROUND SRP_CHANNELS: what rxe1 loopback gives without SRP, read by
 # bench-report.py next to the SRP figures.
-# - The ceiling for 128k reads (SRP: the target RDMA WRITEs each command's
-#   128 KiB, 32 commands outstanding over SRP_CHANNELS RC channels):
-#   ib_write_bw 128 KiB in duration mode (-D 10: 2 s warm-up and 2 s
+# - The ceiling for 128k reads (SRP: a 64-byte SRP_CMD SEND, the target's
+#   RDMA WRITE of the command's 128 KiB and its SRP_RSP SEND, 32 commands
+#   outstanding over SRP_CHANNELS RC channels): srp_pattern_bw.ko does
+#   exactly that in the kernel and nothing else (pattern_bw, bench-lib.sh),
+#   2 x SRP_CHANNELS connections of 32 commands each, both sides' CQs
+#   polled from the unbound workqueue: on rxe every transfer's packet work
+#   runs in tasklets on the CPU that posted it, so with bound pollers the
+#   whole pipeline stays on one vCPU (55 MiB/s, about 1 CPU busy) where
+#   unbound ones keep both busy (about 100 MiB/s, 1.9 CPUs; 5 Dec 2026,
+#   docs/testing-vm.md). The most the link moves for this pattern when
+#   nothing else runs: SRP's 128k read must stay below it.
+# - Beside it, perftest's ceiling of the bench before srp_pattern_bw
+#   (user space, polling: it measured how its client and server share the
+#   two vCPUs with rxe, and SRP went faster): ib_write_bw 128 KiB in
+#   duration mode (-D 10: 2 s warm-up and 2 s
 #   wind-down margins excluded, 6 s measured, so connection set-up and the
 #   first writes do not count; perftest computes no BW peak in this mode,
 #   the report reads BW average). -q = 2 x SRP_CHANNELS QPs: rxe keeps at
@@ -108,6 +121,7 @@ perftest_pair() {
 #   one-way latencies.
 raw_rxe() {
 	local r=$1 qps=$(( 2 * $2 ))
+	pattern_bw "r$r-srp_pattern_bw" "$qps" 32 131072 ini_poll=unbound tgt_poll=unbound
 	perftest_pair "r$r-ib_write_bw" ib_write_bw -R -F -s 131072 -q "$qps" -t 32 -Q 1 -D 10
 	perftest_pair "r$r-ib_write_lat" ib_write_lat -R -F -s 4096 -n 2000
 	perftest_pair "r$r-ib_send_lat" ib_send_lat -R -F -s 64 -n 2000
@@ -155,7 +169,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	# BENCH_RAW=0 (bench.sh under icount): one vCPU, on which perftest's
 	# polling client and server and rxe take turns per scheduler tick.
 	if [ "${BENCH_RAW:-1}" = 1 ]; then
-		step "round $r raw rxe: perftest over RDMA/CM on the SRP login's path ($HCA -> $TGT_IP4)"
+		step "round $r raw rxe: srp_pattern_bw and perftest over RDMA/CM on the SRP login's path ($HCA -> $TGT_IP4)"
 		raw_rxe "$r" "$SRP_CH"
 	fi
 done
