@@ -59,7 +59,7 @@ public:
 	Status Init(uint32_t delay_us, uint32_t capacity, DeliverFn deliver,
 		    void *ctx, Gfp gfp);
 
-	bool enabled() const { return delay_us_ != 0; }
+	/* 0: disabled. */
 	uint32_t delay_us() const { return delay_us_; }
 
 	/*

@@ -43,7 +43,7 @@ TEST(SendDoneHold, DisabledHoldsNothingAndAllocatesNothing)
 		SendDoneHold hold;
 		ASSERT_EQ(hold.Init(0, 8, Sink::Deliver, &sink, Gfp::kKernel),
 			  Status::kOk);
-		EXPECT_FALSE(hold.enabled());
+		EXPECT_EQ(hold.delay_us(), 0u);
 		EXPECT_FALSE(hold.Hold(3));
 		EXPECT_EQ(host::OutstandingAllocations(), before);
 		hold.StopAndFlush();
