@@ -306,18 +306,6 @@ def ceiling_without_pattern_bw(top):
           rc == 0 and js["ceiling_key"] == "rxe_write_bw_128k_mibs" and "raw ceiling: ib_write_bw 128 KiB" in out and
           close(vs[("rd_mcp", "A")]["seqread128k_of_ceiling"], 0.8) and vs[("iblock/null_blk", "A")]["ceiling_ok"] is False and
           "SRP moved more than perftest's 128 KiB RDMA WRITE" in out, "rc %d\n%s" % (rc, out))
-    # srp_pattern_bw in some rounds only: unusable.
-    d = os.path.join(top, "pattern-bw-partial")
-    make_artifacts(d, load=QUIET)
-    os.remove(os.path.join(d, "r5-srp_pattern_bw.txt"))
-    rc, out, js = run_report(d, "--no-plot")
-    check("srp_pattern_bw missing in round 5: exit 1", rc == 1 and "srp_pattern_bw ran in rounds" in out, "rc %d\n%s" % (rc, out))
-    d = os.path.join(top, "pattern-bw-empty")
-    make_artifacts(d, load=QUIET)
-    with open(os.path.join(d, "r2-srp_pattern_bw.txt"), "w") as f:
-        f.write("commands=0\n")
-    rc, out, js = run_report(d, "--no-plot")
-    check("a srp_pattern_bw result without mibs=: exit 1", rc == 1 and "no mibs= figure" in out, "rc %d\n%s" % (rc, out))
 
 
 def floor_above_srp(top):
@@ -410,30 +398,46 @@ def older_artifacts(top):
           all(v["qd1_p50_x_floor"] is None for v in js["vs_raw"]) and js["host_load"] is None, "rc %d\n%s" % (rc, out))
 
 
+def remove(*names):
+    """An edit for expect_unusable: delete these artifacts."""
+    def edit(d):
+        for n in names:
+            os.remove(os.path.join(d, n))
+    return edit
+
+
+def overwrite(name, text):
+    """An edit for expect_unusable: replace one artifact's content."""
+    def edit(d):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    return edit
+
+
+def expect_unusable(top, name, edit, what, needle):
+    """Known artifacts broken by edit: the report must exit 1 saying needle."""
+    d = os.path.join(top, name)
+    make_artifacts(d, load=QUIET)
+    edit(d)
+    rc, out, js = run_report(d, "--no-plot")
+    check(what, rc == 1 and needle in out, "rc %d\n%s" % (rc, out))
+
+
 def unusable_results(top):
     # Unusable results: exit 1, not 0 or 3.
-    d = os.path.join(top, "no-perftest")
-    make_artifacts(d, load=QUIET)
-    for r in range(1, 8):
-        os.remove(os.path.join(d, "r%d-ib_write_bw.txt" % r))
-    rc, out, js = run_report(d, "--no-plot")
-    check("no ib_write_bw reports: exit 1", rc == 1 and "missing perftest results" in out, "rc %d\n%s" % (rc, out))
-    d = os.path.join(top, "unpaired")
-    make_artifacts(d, load=QUIET)
-    os.remove(os.path.join(d, "r3-B-nb-randread4k-qd1.json"))
-    rc, out, js = run_report(d, "--no-plot")
-    check("a round without its B side: exit 1", rc == 1 and "rounds" in out, "rc %d\n%s" % (rc, out))
-    d = os.path.join(top, "cpu-missing")
-    make_artifacts(d, load=QUIET)
-    os.remove(os.path.join(d, "r4-A-rd-randwrite4k-qd32.cpu"))
-    rc, out, js = run_report(d, "--no-plot")
-    check("CPU counters missing for one job of one round: exit 1", rc == 1 and "CPU counters" in out, "rc %d\n%s" % (rc, out))
-    d = os.path.join(top, "cpu-frozen")
-    make_artifacts(d, load=QUIET)
-    with open(os.path.join(d, "r2-B-nb-randread4k-qd1.cpu"), "w") as f:
-        f.write("ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_BEFORE))
-    rc, out, js = run_report(d, "--no-plot")
-    check("CPU counters that did not move: exit 1", rc == 1 and "no CPU time" in out, "rc %d\n%s" % (rc, out))
+    expect_unusable(top, "no-perftest", remove(*["r%d-ib_write_bw.txt" % r for r in range(1, 8)]),
+                    "no ib_write_bw reports: exit 1", "missing perftest results")
+    expect_unusable(top, "unpaired", remove("r3-B-nb-randread4k-qd1.json"),
+                    "a round without its B side: exit 1", "rounds")
+    expect_unusable(top, "cpu-missing", remove("r4-A-rd-randwrite4k-qd32.cpu"),
+                    "CPU counters missing for one job of one round: exit 1", "CPU counters")
+    expect_unusable(top, "cpu-frozen",
+                    overwrite("r2-B-nb-randread4k-qd1.cpu", "ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_BEFORE)),
+                    "CPU counters that did not move: exit 1", "no CPU time")
+    expect_unusable(top, "pattern-bw-partial", remove("r5-srp_pattern_bw.txt"),
+                    "srp_pattern_bw missing in round 5: exit 1", "srp_pattern_bw ran in rounds")
+    expect_unusable(top, "pattern-bw-empty", overwrite("r2-srp_pattern_bw.txt", "commands=0\n"),
+                    "a srp_pattern_bw result without mibs=: exit 1", "no mibs= figure")
 
 
 def guest_clock(top):
