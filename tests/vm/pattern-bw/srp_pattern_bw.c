@@ -10,18 +10,23 @@
  * does in the kernel what an SRP READ does on the wire and only that:
  *
  *   initiator side                      target side
- *   SEND 64-byte command  ------------>  receive completion (CQ polled from
- *   (buffer address, rkey, length)       a workqueue, as ib_srpt's)
+ *   SEND 64-byte command  ------------>  receive completion
+ *   (buffer address, rkey, length)
  *                         <------------  RDMA WRITE of the data (unsignalled)
  *                         <------------  SEND 36-byte response (signalled)
- *   receive completion (CQ polled from
- *   softirq, as ib_srp's): next command
+ *   receive completion: next command
  *
  * over RDMA/CM to the address it is given (the bench gives the one SRP's
  * login dials), with `channels` RC connections of `depth` commands each
  * outstanding. No SCSI, no LIO, no block layer, no data copy on either
  * side: the same link work SRP's READ needs, with none of the rest, so
  * SRP's 128 KiB read throughput should stay below it.
+ *
+ * Each side's CQ is polled as ini_poll and tgt_poll say: by default as
+ * ib_srp (softirq) and ib_srpt (bound workqueue) poll theirs. On rxe,
+ * whose packet work runs in tasklets on the CPU that posted, those keep
+ * the whole pipeline on one CPU; the bench polls both sides from the
+ * unbound workqueue so that the link gets every CPU (docs/testing-vm.md).
  *
  * insmod runs the whole measurement (connect, warm-up, measure, drain,
  * disconnect) and fails with the reason in the kernel log if any step
@@ -418,8 +423,8 @@ static void pbw_chan_release(struct pbw_chan *ch)
 
 /*
  * PD, CQ, QP and buffers of a connection on ch->id's device, receives
- * posted. Target: CQ polled from a workqueue (ib_srpt's pool CQs); the
- * initiator: from softirq (ib_srp's receive CQ).
+ * posted. The CQ is polled as tgt_poll or ini_poll say (by default as
+ * ib_srpt's pool CQs and ib_srp's receive CQ are: bound workqueue, softirq).
  */
 static int pbw_chan_setup(struct pbw_chan *ch)
 {
