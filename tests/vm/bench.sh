@@ -132,23 +132,20 @@ sample_while() {
 	done
 }
 
-# Under icount no raw rxe figures (BENCH_RAW=0): perftest's polling client
-# and server and rxe take turns on the one vCPU per scheduler tick
-# (ib_send_lat: 4000 us typical, HZ=250).
-raw=1
-[ -n "$BENCH_ICOUNT" ] && raw=0
-# The raw ceiling's module, built for the guest's kernel.
-payload_modules=
-if [ "$raw" = 1 ]; then
-	"$VM_DIR/build-pattern-bw.sh" "$GUEST_KREL" "$dir/pattern-bw" || die "building srp_pattern_bw.ko for $GUEST_KREL failed"
-	payload_modules=$dir/pattern-bw/srp_pattern_bw.ko
-fi
+# Under icount no perftest (BENCH_PERFTEST=0): its polling client and
+# server and rxe take turns on the one vCPU per scheduler tick
+# (ib_send_lat: 4000 us typical, HZ=250). srp_pattern_bw, the raw ceiling,
+# polls nothing and runs on either clock; its module is built for the
+# guest's kernel.
+perftest=1
+[ -n "$BENCH_ICOUNT" ] && perftest=0
+"$VM_DIR/build-pattern-bw.sh" "$GUEST_KREL" "$dir/pattern-bw" || die "building srp_pattern_bw.ko for $GUEST_KREL failed"
 echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again: B/A shows the noise)')"
 echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, $GUEST_SMP vCPU(s), guest clock: $GUEST_CLOCK), artifacts $dir"
 echo "bench: load gate: 1-minute load average $gate_load (BENCH_MAX_LOAD=$BENCH_MAX_LOAD); other load sampled every 10 s into $load_csv"
 t0=$(date +%s)
-SRPT=intree PAYLOAD_MODULES=$payload_modules make_payload "$dir" bench single "$with_port" \
-	"BENCH_B=$BENCH_B" "BENCH_ROUNDS=$BENCH_ROUNDS" "BENCH_RUNTIME=$BENCH_RUNTIME" "BENCH_RAW=$raw"
+SRPT=intree PAYLOAD_MODULES=$dir/pattern-bw/srp_pattern_bw.ko make_payload "$dir" bench single "$with_port" \
+	"BENCH_B=$BENCH_B" "BENCH_ROUNDS=$BENCH_ROUNDS" "BENCH_RUNTIME=$BENCH_RUNTIME" "BENCH_PERFTEST=$perftest"
 start_guest "$dir" "$GUEST_SMP" 2G "${GUEST_CLOCK_ARGS[@]}"
 sample_while "$GUEST_PID" &
 sampler_pid=$!

@@ -478,10 +478,11 @@ def guest_clock(top):
 
 
 def icount_layout(top):
-    # bench.sh under icount: one vCPU, no perftest reports, and an iowait
-    # counter that runs ahead of the guest's clock. The report needs no
-    # raw figures then (but still does on the wall clock), and the CPU
-    # rows leave iowait out: the same rows with 5000 more iowait ticks.
+    # bench.sh under icount before srp_pattern_bw: one vCPU, no raw
+    # figures at all, and an iowait counter that runs ahead of the guest's
+    # clock. The report needs no raw figures then (but still does on the
+    # wall clock), and the CPU rows leave iowait out: the same rows with
+    # 5000 more iowait ticks.
     rows = {}
     for name, extra_iowait in (("icount", 0), ("icount-iowait", 5000)):
         d = os.path.join(top, name)
@@ -505,6 +506,25 @@ def icount_layout(top):
                   "SRP against the raw figures" not in out and len(js["rows"]) == 18, "rc %d\n%s" % (rc, out))
             rc, out, js = run_report(d, "--no-plot")
             check("wall clock, no perftest reports: exit 1", rc == 1 and "missing perftest results" in out, "rc %d\n%s" % (rc, out))
+    # The bench since srp_pattern_bw runs under icount too: the ceiling
+    # and SRP against it, no perftest, no pattern floor.
+    d = os.path.join(top, "icount-pattern-bw")
+    make_artifacts(d, load=QUIET)
+    for f in os.listdir(d):
+        if f.startswith("r") and "-ib_" in f:
+            os.remove(os.path.join(d, f))
+    rc, out, js = run_report(d, "--no-plot", "--clock", "icount shift=2")
+    vs = {(v["lun"], v["side"]): v for v in (js or {}).get("vs_raw", [])}
+    check("icount with srp_pattern_bw, no perftest: exit 0, the ceiling (50 MiB/s) and SRP against it, no floor",
+          rc == 0 and js["ceiling_key"] == "rxe_srp_pattern_bw_128k_mibs" and
+          [x["key"] for x in js["raw_rxe"]] == ["rxe_srp_pattern_bw_128k_mibs", "rxe_srp_pattern_bw_cpus"] and
+          close(vs.get(("rd_mcp", "A"), {}).get("seqread128k_of_ceiling"), 0.8) and
+          all(v["qd1_p50_x_floor"] is None for v in vs.values()) and len(vs) == 4 and
+          "perftest: not run under icount" in out and "raw rxe: not measured" not in out and
+          "missing perftest results" not in out and "pattern floor: n/a" not in out, "rc %d\n%s" % (rc, out))
+    rc, out, js = run_report(d, "--no-plot")
+    check("the same on the wall clock: exit 1 (perftest is due there)", rc == 1 and "missing perftest results" in out,
+          "rc %d\n%s" % (rc, out))
     a, b = rows["icount"].get("rd_randread4k_qd32_cpu_us_per_io"), rows["icount-iowait"].get("rd_randread4k_qd32_cpu_us_per_io")
     check("icount: CPU per I/O leaves iowait out (5000 more iowait ticks change nothing)",
           a is not None and b is not None and a["A"] == b["A"] and a["B"] == b["B"], "%s\n%s" % (a, b))

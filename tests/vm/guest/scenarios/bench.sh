@@ -20,8 +20,8 @@ setup_veth_rxe
 HCA=rxe1
 TGT_PORT=$(gid_hex $HCA)
 INI_ID=$(gid_hex $HCA)
-echo "bench: A=intree B=$B rounds=$ROUNDS fio runtime=${RT}s (+2s ramp) rd_mcp ${RD_MB}M raw rxe ${BENCH_RAW:-1}"
-echo "A=intree B=$B ROUNDS=$ROUNDS RUNTIME=$RT RAW=${BENCH_RAW:-1} CPUS=$(nproc)" >"$OUT/bench-config.txt"
+echo "bench: A=intree B=$B rounds=$ROUNDS fio runtime=${RT}s (+2s ramp) rd_mcp ${RD_MB}M perftest ${BENCH_PERFTEST:-1}"
+echo "A=intree B=$B ROUNDS=$ROUNDS RUNTIME=$RT PERFTEST=${BENCH_PERFTEST:-1} CPUS=$(nproc)" >"$OUT/bench-config.txt"
 
 modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
@@ -119,9 +119,13 @@ perftest_pair() {
 #   ping-pongs each (latency tests count iterations; in duration mode they
 #   report only an average); floor = write + 2 x send, typical (median)
 #   one-way latencies.
+# BENCH_PERFTEST=0 (bench.sh under icount): the ceiling only. One vCPU,
+# on which perftest's polling client and server and rxe take turns per
+# scheduler tick.
 raw_rxe() {
 	local r=$1 qps=$(( 2 * $2 ))
 	pattern_bw "r$r-srp_pattern_bw" "$qps" 32 131072 ini_poll=unbound tgt_poll=unbound
+	[ "${BENCH_PERFTEST:-1}" = 1 ] || return 0
 	perftest_pair "r$r-ib_write_bw" ib_write_bw -R -F -s 131072 -q "$qps" -t 32 -Q 1 -D 10
 	perftest_pair "r$r-ib_write_lat" ib_write_lat -R -F -s 4096 -n 2000
 	perftest_pair "r$r-ib_send_lat" ib_send_lat -R -F -s 64 -n 2000
@@ -166,12 +170,8 @@ for r in $(seq 1 "$ROUNDS"); do
 		wait_target_idle 30 >/dev/null
 		detach_side
 	done
-	# BENCH_RAW=0 (bench.sh under icount): one vCPU, on which perftest's
-	# polling client and server and rxe take turns per scheduler tick.
-	if [ "${BENCH_RAW:-1}" = 1 ]; then
-		step "round $r raw rxe: srp_pattern_bw and perftest over RDMA/CM on the SRP login's path ($HCA -> $TGT_IP4)"
-		raw_rxe "$r" "$SRP_CH"
-	fi
+	step "round $r raw rxe: srp_pattern_bw$([ "${BENCH_PERFTEST:-1}" = 1 ] && echo ' and perftest') over RDMA/CM on the SRP login's path ($HCA -> $TGT_IP4)"
+	raw_rxe "$r" "$SRP_CH"
 done
 targetcli clearconfig confirm=True >/dev/null 2>&1
 check_dmesg
