@@ -95,3 +95,25 @@ pattern_bw() {
 	echo "$res" >"$OUT/$tag.txt"
 	echo "$tag: $res"
 }
+
+# pattern_bw_ceiling TAG CHANNELS DEPTH SIZE: the raw ceiling, whichever
+# polling moves more in this boot: pattern_bw with both sides' CQs on the
+# unbound workqueue ($OUT/TAG-unbound.txt) and with ib_srp's and ib_srpt's
+# own contexts, the module's defaults ($OUT/TAG-bound.txt); the higher
+# result line is $OUT/TAG.txt, which bench-report.py reads (the line names
+# its polling).
+pattern_bw_ceiling() {
+	local tag=$1 a b
+	shift
+	pattern_bw "$tag-unbound" "$@" ini_poll=unbound tgt_poll=unbound
+	pattern_bw "$tag-bound" "$@"
+	a=$(sed -n 's/^mibs=\([0-9.]*\) .*/\1/p' "$OUT/$tag-unbound.txt")
+	b=$(sed -n 's/^mibs=\([0-9.]*\) .*/\1/p' "$OUT/$tag-bound.txt")
+	[ -n "$a" ] && [ -n "$b" ] || fail "srp_pattern_bw ($tag): no mibs= in its results"
+	if awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= b) }'; then
+		cp "$OUT/$tag-unbound.txt" "$OUT/$tag.txt"
+	else
+		cp "$OUT/$tag-bound.txt" "$OUT/$tag.txt"
+	fi
+	echo "$tag: ceiling $(cut -d' ' -f1 "$OUT/$tag.txt") ($(grep -o 'ini_poll=[a-z]* tgt_poll=[a-z]*' "$OUT/$tag.txt"))"
+}

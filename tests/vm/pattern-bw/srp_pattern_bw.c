@@ -23,10 +23,11 @@
  * SRP's 128 KiB read throughput should stay below it.
  *
  * Each side's CQ is polled as ini_poll and tgt_poll say: by default as
- * ib_srp (softirq) and ib_srpt (bound workqueue) poll theirs. On rxe,
- * whose packet work runs in tasklets on the CPU that posted, those keep
- * the whole pipeline on one CPU; the bench polls both sides from the
- * unbound workqueue so that the link gets every CPU (docs/testing-vm.md).
+ * ib_srp (softirq) and ib_srpt (bound workqueue) poll theirs. On 6.1's
+ * rxe, whose packet work runs in tasklets on the CPU that posted, those
+ * keep the whole pipeline on one CPU, and polling from the unbound
+ * workqueue lets the link have every CPU; the bench runs both and takes
+ * the higher (docs/testing-vm.md).
  *
  * insmod runs the whole measurement (connect, warm-up, measure, drain,
  * disconnect) and fails with the reason in the kernel log if any step
