@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# Builds ib_srpt.ko with Kbuild and fails on any warning: -Werror covers the
-# compilers; objtool and modpost warnings are caught by scanning the log.
-# Usage: build-module.sh KDIR LOGFILE [extra make args]
+# Builds an out-of-tree module with Kbuild and fails on any warning: -Werror
+# covers the compilers; objtool and modpost warnings are caught by scanning
+# the log. The module is ib_srpt.ko (this tree) unless --dir names another
+# Kbuild directory (the bench's test tools, tests/vm/build-pattern-bw.sh).
+# Usage: build-module.sh [--dir MODULE_DIR] KDIR LOGFILE [extra make args]
 set -uo pipefail
-kdir=$1 log=$2
-shift 2
 top=$(cd "$(dirname "$0")/.." && pwd)
+mdir=$top
+if [ "${1:-}" = --dir ]; then
+	mdir=${2:?usage: build-module.sh [--dir MODULE_DIR] KDIR LOGFILE}
+	shift 2
+fi
+kdir=${1:?usage: build-module.sh [--dir MODULE_DIR] KDIR LOGFILE} log=${2:?usage: build-module.sh [--dir MODULE_DIR] KDIR LOGFILE}
+shift 2
 mkdir -p "$(dirname "$log")"
-# No module BTF for ib_srpt.ko: pahole cannot encode the C++ objects' DWARF,
-# and keeping DWARF is worth more (docs/build.md, "Debug info and BTF").
-make -C "$kdir" M="$top" modules CONFIG_DEBUG_INFO_BTF_MODULES= "$@" 2>&1 | tee "$log"
+# No module BTF: pahole cannot encode the C++ objects' DWARF, and keeping
+# DWARF is worth more (docs/build.md, "Debug info and BTF"); a test tool
+# needs none either.
+make -C "$kdir" M="$mdir" modules CONFIG_DEBUG_INFO_BTF_MODULES= "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
 	echo "build-module: make failed ($rc)" >&2
@@ -20,4 +28,4 @@ if grep -ni 'warning' "$log" >&2; then
 	echo "build-module: the build log has diagnostics (see above); refusing" >&2
 	exit 1
 fi
-echo "build-module: $(cd "$top" && ls ib_srpt.ko) built, the log is clean"
+echo "build-module: $(cd "$mdir" && echo *.ko) built, the log is clean"
