@@ -151,7 +151,9 @@ result["rounds"] = nrounds
 BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system [idle iowait] irq softirq steal
 
 
-def cpu_us_per_io(cpu_path, fio_path):
+def busy_cpus(cpu_path):
+    """The CPUs the guest kept busy between the two counters of TAG.cpu
+    (bench-lib.sh's cpu_counters): busy share x CPU count."""
     info = {}
     for line in open(cpu_path):
         key, _, rest = line.partition(" ")
@@ -172,12 +174,16 @@ def cpu_us_per_io(cpu_path, fio_path):
         total -= delta[4]
     if len(delta) < 8 or total <= 0 or ncpu <= 0:
         sys.exit("bench-report: %s: no CPU time between its two counters" % cpu_path)
-    busy = sum(delta[i] for i in BUSY_FIELDS)
+    return sum(delta[i] for i in BUSY_FIELDS) / total * ncpu
+
+
+def cpu_us_per_io(cpu_path, fio_path):
+    cpus = busy_cpus(cpu_path)
     j = json.load(open(fio_path))["jobs"][0]
     iops = j["read"]["iops"] + j["write"]["iops"]
     if iops <= 0:
         sys.exit("bench-report: %s did no I/O" % fio_path)
-    return busy / total * ncpu / iops * 1e6
+    return cpus / iops * 1e6
 
 
 cpu_files = glob.glob(os.path.join(d, "r*-[AB]-*.cpu"))
@@ -215,14 +221,21 @@ def perftest(pattern, cols):
 
 
 def pattern_bw(pattern):
-    """{round: (MiB/s, guest CPUs busy)} from srp_pattern_bw's result lines
-    ("mibs=... bytes=... cpus=...", bench-lib.sh's pattern_bw)."""
+    """{round: (MiB/s, guest CPUs busy or None)} from srp_pattern_bw's
+    result lines ("mibs=... bytes=...", bench-lib.sh's pattern_bw) and the
+    CPU counters beside them (TAG.cpu; the bench of 5 Dec 2026 wrote none:
+    no CPU figure; some rounds but not all: refused)."""
     out = {}
     for r, f in by_round(pattern).items():
         kv = dict(w.split("=", 1) for w in open(f).read().split() if "=" in w)
         if "mibs" not in kv:
             sys.exit("bench-report: %s has no mibs= figure" % f)
-        out[r] = (float(kv["mibs"]), float(kv["cpus"]) if kv.get("cpus") else None)
+        cpu = f[:-len(".txt")] + ".cpu"
+        out[r] = (float(kv["mibs"]), round(busy_cpus(cpu), 2) if os.path.exists(cpu) else None)
+    with_cpu = [r for r, v in out.items() if v[1] is not None]
+    if with_cpu and len(with_cpu) != len(out):
+        sys.exit("bench-report: %s has CPU counters for rounds %s only, results for %s"
+                 % (pattern, sorted(with_cpu), sorted(out)))
     return out
 
 

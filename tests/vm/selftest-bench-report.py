@@ -137,7 +137,17 @@ LAT_TXT = """-------------------------------------------------------------------
 
 
 PATTERN_TXT = ("mibs={mibs:.3f} bytes=354942976 ns=6258380690 commands=2708 channels=2 depth=32 size=131072"
-               " ini_poll=unbound tgt_poll=unbound cpus={cpus:.2f}\n")
+               " ini_poll=unbound tgt_poll=unbound\n")
+
+
+def pattern_cpu_counters(path, cpus, iowait=0):
+    """srp_pattern_bw's TAG.cpu: 2 CPUs, 2000 ticks between the counters,
+    cpus x 1000 of them busy (user), the rest idle; iowait extra ticks of
+    iowait on top (the instruction clock's, which the report leaves out)."""
+    busy = int(round(cpus * 1000))
+    with open(path, "w") as f:
+        f.write("ncpu 2\nbefore %s\nafter cpu  %d 7 3000 %d %d 20 400 3 60 0\n"
+                % (CPU_BEFORE, 5000 + busy, 90000 + 2000 - busy, 100 + iowait))
 
 
 def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_layout=False, load=None,
@@ -167,7 +177,8 @@ def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_la
                                    avg=SEND_LAT[i] * 1.3, sd=25.0, p99=SEND_P99[i], p999=4000.0))
         if not older_layout and pattern_bw is not None:
             with open(os.path.join(d, "r%d-srp_pattern_bw.txt" % r), "w") as f:
-                f.write(PATTERN_TXT.format(mibs=pattern_bw[i], cpus=PATTERN_CPUS[i]))
+                f.write(PATTERN_TXT.format(mibs=pattern_bw[i]))
+            pattern_cpu_counters(os.path.join(d, "r%d-srp_pattern_bw.cpu" % r), PATTERN_CPUS[i])
         if not older_layout:
             with open(os.path.join(d, "r%d-ib_write_lat.txt" % r), "w") as f:
                 f.write(LAT_TXT.format(title="RDMA_Write Latency Test", size=4096, tmin=write_lat[i] * 0.8, tmax=9000.0,
@@ -438,6 +449,21 @@ def unusable_results(top):
                     "srp_pattern_bw missing in round 5: exit 1", "srp_pattern_bw ran in rounds")
     expect_unusable(top, "pattern-bw-empty", overwrite("r2-srp_pattern_bw.txt", "commands=0\n"),
                     "a srp_pattern_bw result without mibs=: exit 1", "no mibs= figure")
+    expect_unusable(top, "pattern-bw-cpu-missing", remove("r3-srp_pattern_bw.cpu"),
+                    "srp_pattern_bw's CPU counters missing in round 3 only: exit 1", "CPU counters for rounds")
+    expect_unusable(top, "pattern-bw-cpu-frozen",
+                    overwrite("r6-srp_pattern_bw.cpu", "ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_BEFORE)),
+                    "srp_pattern_bw's CPU counters that did not move: exit 1", "no CPU time")
+    # The bench of 5 Dec 2026 wrote no CPU counters beside srp_pattern_bw's
+    # results: the ceiling without its CPU row, not a refusal.
+    d = os.path.join(top, "pattern-bw-no-cpu")
+    make_artifacts(d, load=QUIET)
+    for r in range(1, 8):
+        os.remove(os.path.join(d, "r%d-srp_pattern_bw.cpu" % r))
+    rc, out, js = run_report(d, "--no-plot")
+    check("srp_pattern_bw without CPU counters in any round: exit 0, the ceiling, no CPU row",
+          rc == 0 and [x["key"] for x in js["raw_rxe"]][:2] == ["rxe_srp_pattern_bw_128k_mibs", "rxe_write_bw_128k_mibs"] and
+          "raw ceiling's guest CPUs busy" not in out, "rc %d\n%s" % (rc, out))
 
 
 def guest_clock(top):
@@ -513,8 +539,13 @@ def icount_layout(top):
     for f in os.listdir(d):
         if f.startswith("r") and "-ib_" in f:
             os.remove(os.path.join(d, f))
+    for r in range(1, 8):  # 5000 ticks of iowait beside each ceiling run
+        pattern_cpu_counters(os.path.join(d, "r%d-srp_pattern_bw.cpu" % r), PATTERN_CPUS[r - 1], iowait=5000)
     rc, out, js = run_report(d, "--no-plot", "--clock", "icount shift=2")
     vs = {(v["lun"], v["side"]): v for v in (js or {}).get("vs_raw", [])}
+    check("icount: the ceiling's busy CPUs leave iowait out (median 1.75 with 5000 iowait ticks per run)",
+          close({x["key"]: x for x in (js or {}).get("raw_rxe", [])}.get("rxe_srp_pattern_bw_cpus", {}).get("median"), 1.75),
+          str((js or {}).get("raw_rxe")))
     check("icount with srp_pattern_bw, no perftest: exit 0, the ceiling (50 MiB/s) and SRP against it, no floor",
           rc == 0 and js["ceiling_key"] == "rxe_srp_pattern_bw_128k_mibs" and
           [x["key"] for x in js["raw_rxe"]] == ["rxe_srp_pattern_bw_128k_mibs", "rxe_srp_pattern_bw_cpus"] and

@@ -60,38 +60,41 @@ check_side_taint() {
 	SIDE_TAINT=$taint
 }
 
+# cpu_counters FILE BEFORE AFTER: the guest's CPU counters around a
+# measurement into FILE (TAG.cpu): the CPU count and the aggregate 'cpu'
+# line of /proc/stat (read with `head -n1 /proc/stat`) before and after it.
+# bench-report.py turns them into busy CPUs (and, for fio jobs, CPU time
+# per I/O).
+cpu_counters() {
+	printf 'ncpu %s\nbefore %s\nafter %s\n' "$(nproc)" "$2" "$3" >"$1"
+}
+
 # pattern_bw TAG CHANNELS DEPTH SIZE [MODULE_ARGS...]: the raw ceiling for
 # SRP's large reads, srp_pattern_bw.ko (tests/vm/pattern-bw/): SRP's READ
 # message pattern in the kernel over RDMA/CM to $TGT_IP4 (the SRP login's
 # path, rxe1 loopback), CHANNELS RC connections of DEPTH commands of SIZE
-# bytes each outstanding, 2 s warm-up, 6 s measured. Its result line, with
-# the CPUs the guest kept busy over the whole insmod (cpus=, from
-# /proc/stat), goes to $OUT/TAG.txt; a failed insmod fails the bench with
-# the module's log.
+# bytes each outstanding, 2 s warm-up, 6 s measured. Its result line goes
+# to $OUT/TAG.txt, the guest's CPU counters over the whole insmod to
+# $OUT/TAG.cpu; a failed insmod fails the bench with the module's log.
 pattern_bw() {
-	local tag=$1 ch=$2 depth=$3 size=$4 ko=/srpt/modules/srp_pattern_bw.ko res cmd c0 c1
+	local tag=$1 ch=$2 depth=$3 size=$4 ko=/srpt/modules/srp_pattern_bw.ko res cmd cpu0 cpu1
 	shift 4
 	[ -f "$ko" ] || fail "no $ko in the payload"
 	cmd="insmod srp_pattern_bw.ko addr=$TGT_IP4 channels=$ch depth=$depth size=$size${*:+ $*}"
 	grep -qxF "$cmd" "$OUT/raw-commands.txt" 2>/dev/null || echo "$cmd" >>"$OUT/raw-commands.txt"
-	read -r -a c0 </proc/stat
+	cpu0=$(head -n1 /proc/stat)
 	if ! insmod "$ko" addr="$TGT_IP4" channels="$ch" depth="$depth" size="$size" "$@" 2>"$OUT/$tag.err"; then
 		cat "$OUT/$tag.err"; dmesg | grep srp_pattern_bw | tail -n 20
 		fail "srp_pattern_bw ($tag) failed"
 	fi
-	read -r -a c1 </proc/stat
+	cpu1=$(head -n1 /proc/stat)
 	res=$(cat /sys/module/srp_pattern_bw/parameters/result)
 	rmmod srp_pattern_bw || fail "rmmod srp_pattern_bw ($tag)"
 	case $res in
 	mibs=*) ;;
 	*) fail "srp_pattern_bw ($tag): no result ('$res')";;
 	esac
-	# busy = user+nice+system+irq+softirq+steal over all of the cpu line
-	res="$res cpus=$(awk -v b0=$((c0[1] + c0[2] + c0[3] + c0[6] + c0[7] + c0[8])) \
-		-v b1=$((c1[1] + c1[2] + c1[3] + c1[6] + c1[7] + c1[8])) \
-		-v t0=$((c0[1] + c0[2] + c0[3] + c0[4] + c0[5] + c0[6] + c0[7] + c0[8])) \
-		-v t1=$((c1[1] + c1[2] + c1[3] + c1[4] + c1[5] + c1[6] + c1[7] + c1[8])) \
-		-v n="$(nproc)" 'BEGIN { printf "%.2f", (t1 > t0) ? n * (b1 - b0) / (t1 - t0) : 0 }')"
+	cpu_counters "$OUT/$tag.cpu" "$cpu0" "$cpu1"
 	echo "$res" >"$OUT/$tag.txt"
 	echo "$tag: $res"
 }
@@ -100,10 +103,10 @@ pattern_bw() {
 # polling moves more in this boot: pattern_bw with both sides' CQs on the
 # unbound workqueue ($OUT/TAG-unbound.txt) and with ib_srp's and ib_srpt's
 # own contexts, the module's defaults ($OUT/TAG-bound.txt); the higher
-# result line is $OUT/TAG.txt, which bench-report.py reads (the line names
-# its polling).
+# result line is $OUT/TAG.txt (the line names its polling), with its CPU
+# counters as $OUT/TAG.cpu: bench-report.py reads both.
 pattern_bw_ceiling() {
-	local tag=$1 a b
+	local tag=$1 a b won
 	shift
 	pattern_bw "$tag-unbound" "$@" ini_poll=unbound tgt_poll=unbound
 	pattern_bw "$tag-bound" "$@"
@@ -111,9 +114,11 @@ pattern_bw_ceiling() {
 	b=$(sed -n 's/^mibs=\([0-9.]*\) .*/\1/p' "$OUT/$tag-bound.txt")
 	[ -n "$a" ] && [ -n "$b" ] || fail "srp_pattern_bw ($tag): no mibs= in its results"
 	if awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= b) }'; then
-		cp "$OUT/$tag-unbound.txt" "$OUT/$tag.txt"
+		won=unbound
 	else
-		cp "$OUT/$tag-bound.txt" "$OUT/$tag.txt"
+		won=bound
 	fi
+	cp "$OUT/$tag-$won.txt" "$OUT/$tag.txt"
+	cp "$OUT/$tag-$won.cpu" "$OUT/$tag.cpu"
 	echo "$tag: ceiling $(cut -d' ' -f1 "$OUT/$tag.txt") ($(grep -o 'ini_poll=[a-z]* tgt_poll=[a-z]*' "$OUT/$tag.txt"))"
 }

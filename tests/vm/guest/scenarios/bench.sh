@@ -41,7 +41,7 @@ fio_job() {
 		--output-format=json --output="$OUT/$tag.json" "$@" >/dev/null 2>&1 ||
 		fail "fio $tag failed"
 	cpu1=$(head -n1 /proc/stat)
-	printf 'ncpu %s\nbefore %s\nafter %s\n' "$(nproc)" "$cpu0" "$cpu1" >"$OUT/$tag.cpu"
+	cpu_counters "$OUT/$tag.cpu" "$cpu0" "$cpu1"
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]
 r=j["read"]; w=j["write"]; e=j["error"]
 print("%-34s read %8.0f IOPS %7.1f MiB/s  write %8.0f IOPS  err=%d" % (sys.argv[2], r["iops"], r["bw"]/1024, w["iops"], e))
