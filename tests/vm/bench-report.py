@@ -16,13 +16,17 @@ a shared host); when the two disagree, the host was not quiet.
 
 Next to them, the raw rxe figures measured in the same guest on the SRP
 login's path: the 128k read of each LUN and driver as a fraction of the
-ceiling, and the QD1 4k read's p50 as a multiple of its pattern floor (one
-4 KiB RDMA WRITE plus two small SENDs: ib_write_lat + 2 x ib_send_lat). The
+ceiling, and the QD1 4k read's p50 as a multiple of its pattern floor. The
 ceiling is srp_pattern_bw's (r<round>-srp_pattern_bw.txt: SRP's READ
 pattern, 128 KiB, run in the kernel); perftest's ib_write_bw is printed
 beside it, and is the ceiling only for artifacts of the bench before
-srp_pattern_bw. A fraction above 1 means the "ceiling" was not one; the
-report says so instead of printing it as a fraction."""
+srp_pattern_bw. The floor is srp_pattern_bw's too, one command of 4 KiB
+outstanding (r<round>-srp_pattern_lat.txt: its round trips' median);
+perftest's (one 4 KiB RDMA WRITE plus two small SENDs: ib_write_lat + 2 x
+ib_send_lat) is printed beside it, and is the floor only for artifacts
+of the bench before srp_pattern_lat. A fraction above 1 means the
+"ceiling" was not one, a multiple below 1 that the floor was not one; the
+report says so instead of printing them as figures."""
 import argparse, csv, glob, json, os, re, statistics, sys
 
 MIN_ROUNDS = 7          # fewer: "not a verdict" (bench.sh's BENCH_MIN_ROUNDS refuses them unless forced)
@@ -220,18 +224,20 @@ def perftest(pattern, cols):
     return out
 
 
-def pattern_bw(pattern):
-    """{round: (MiB/s, guest CPUs busy or None)} from srp_pattern_bw's
-    result lines ("mibs=... bytes=...", bench-lib.sh's pattern_bw) and the
-    CPU counters beside them (TAG.cpu; the bench of 5 Dec 2026 wrote none:
-    no CPU figure; some rounds but not all: refused)."""
+def pattern_bw(pattern, keys):
+    """{round: ([figures of keys], guest CPUs busy or None)} from
+    srp_pattern_bw's result lines ("mibs=... lat_p50_us=...", bench-lib.sh's
+    pattern_bw) and the CPU counters beside them (TAG.cpu; the bench of 5
+    Dec 2026 wrote none: no CPU figure; some rounds but not all: refused).
+    A result without one of keys: refused."""
     out = {}
     for r, f in by_round(pattern).items():
         kv = dict(w.split("=", 1) for w in open(f).read().split() if "=" in w)
-        if "mibs" not in kv:
-            sys.exit("bench-report: %s has no mibs= figure" % f)
+        for k in keys:
+            if k not in kv:
+                sys.exit("bench-report: %s has no %s= figure" % (f, k))
         cpu = f[:-len(".txt")] + ".cpu"
-        out[r] = (float(kv["mibs"]), round(busy_cpus(cpu), 2) if os.path.exists(cpu) else None)
+        out[r] = ([float(kv[k]) for k in keys], round(busy_cpus(cpu), 2) if os.path.exists(cpu) else None)
     with_cpu = [r for r, v in out.items() if v[1] is not None]
     if with_cpu and len(with_cpu) != len(out):
         sys.exit("bench-report: %s has CPU counters for rounds %s only, results for %s"
@@ -239,7 +245,8 @@ def pattern_bw(pattern):
     return out
 
 
-pbw = pattern_bw("r*-srp_pattern_bw.txt")
+pbw = pattern_bw("r*-srp_pattern_bw.txt", ["mibs"])
+plat = pattern_bw("r*-srp_pattern_lat.txt", ["lat_p50_us", "lat_p99_us"])
 # perftest's "MB/sec" is MiB/s (its --report_gbits help: MiB = 2^20 bytes).
 bw = perftest("r*-ib_write_bw.txt", [3])           # BW average [MB/sec]
 wlat = perftest("r*-ib_write_lat.txt", [4])        # t_typical [usec] (the median)
@@ -266,10 +273,16 @@ if pbw:
     if bw and set(pbw) != set(bw):
         sys.exit("bench-report: srp_pattern_bw ran in rounds %s, ib_write_bw in %s" % (sorted(pbw), sorted(bw)))
     ceiling = raw_row("rxe_srp_pattern_bw_128k_mibs", "raw ceiling: SRP READ pattern 128 KiB, kernel", "MiB/s",
-                      {r: v[0] for r, v in pbw.items()})
+                      {r: v[0][0] for r, v in pbw.items()})
     cpus = {r: v[1] for r, v in pbw.items() if v[1] is not None}
     if cpus:
         raw_row("rxe_srp_pattern_bw_cpus", "raw ceiling's guest CPUs busy", "CPUs", cpus)
+if plat:
+    if set(plat) != set(pbw):
+        sys.exit("bench-report: srp_pattern_lat ran in rounds %s, srp_pattern_bw in %s" % (sorted(plat), sorted(pbw)))
+    floor = raw_row("rxe_srp_pattern_lat_qd1_4k_p50_us", "pattern floor: SRP READ 4 KiB QD1 p50, kernel", "us",
+                    {r: v[0][0] for r, v in plat.items()})
+    raw_row("rxe_srp_pattern_lat_qd1_4k_p99_us", "pattern floor's p99", "us", {r: v[0][1] for r, v in plat.items()})
 if not PERFTEST_SKIPPED:
     row = raw_row("rxe_write_bw_128k_mibs", "raw ib_write_bw 128 KiB" if pbw else "raw ceiling: ib_write_bw 128 KiB",
                   "MiB/s", {r: v[0] for r, v in bw.items()})
@@ -282,9 +295,12 @@ if wlat:
     # SRP_RSP (SEND), one after the other; per round, from that round's runs.
     per_round = {r: wlat[r][0] + 2 * slat[r][0] for r in wlat if r in slat}
     if per_round:
-        floor = raw_row("rxe_pattern_floor_qd1_4k_us", "pattern floor: write 4 KiB + 2 x send", "us", per_round)
+        row = raw_row("rxe_pattern_floor_qd1_4k_us", "%s: write 4 KiB + 2 x send" % ("perftest floor" if plat else "pattern floor"),
+                      "us", per_round)
+        floor = floor or row
 result["raw_rxe"] = raw
 result["ceiling_key"] = ceiling["key"] if ceiling else None
+result["floor_key"] = floor["key"] if floor else None
 # ib_srp's channel count per login (the ceiling's QPs are twice that).
 result["srp_channels"] = sorted({int(open(f).read().split()[0]) for f in glob.glob(os.path.join(d, "r*-[AB]-srp_ch_count.txt"))})
 cmds_file = os.path.join(d, "raw-commands.txt")
@@ -374,7 +390,7 @@ else:
     print("raw rxe, %s over RDMA/CM on the SRP login's path (median of rounds | per round):"
           % ("perftest" if not pbw else "srp_pattern_bw" if PERFTEST_SKIPPED else "srp_pattern_bw and perftest"))
 if PERFTEST_SKIPPED and pbw:
-    print("  perftest: not run under icount (%s); no pattern floor" % PERFTEST_WHY)
+    print("  perftest: not run under icount (%s)%s" % (PERFTEST_WHY, "" if floor else "; no pattern floor"))
 for r in raw:
     print("  %-48s %-6s %12.1f   %s" % (r["label"], r["unit"], r["median"], " ".join("%.1f" % x for x in r["values"])))
 for c in result["raw_commands"]:

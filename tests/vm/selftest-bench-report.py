@@ -50,6 +50,8 @@ LUN_FACTOR = {"rd": 1.0, "nb": 1.5}
 PATTERN_BW = [48, 50, 52, 49, 51, 50, 47]      # MiB/s, median 50
 PATTERN_CPUS = [1.7, 1.8, 1.75, 1.6, 1.9, 1.8, 1.7]  # median 1.75
 WRITE_BW = [24, 25, 26, 23, 27, 25, 22]        # MiB/s, median 25: not the ceiling while srp_pattern_bw ran
+PATTERN_LAT = [30, 31, 29, 30, 32, 30, 28]     # us, srp_pattern_lat's p50, median 30: the floor (perftest's is 40)
+PATTERN_LAT_P99 = [90, 95, 88, 91, 99, 90, 85]  # us, median 90
 WRITE_LAT = [20, 22, 18, 20, 21, 19, 20]       # us typical
 SEND_LAT = [10, 10, 11, 9, 10, 10, 10]         # us typical; floors 40 42 40 38 41 39 40 -> 40
 SEND_P99 = [300, 310, 290, 305, 295, 300, 320]  # median 300
@@ -136,8 +138,10 @@ LAT_TXT = """-------------------------------------------------------------------
 """
 
 
-PATTERN_TXT = ("mibs={mibs:.3f} bytes=354942976 ns=6258380690 commands=2708 channels=2 depth=32 size=131072"
-               " ini_poll=unbound tgt_poll=unbound\n")
+PATTERN_TXT = ("mibs={mibs:.3f} bytes=354942976 ns=6258380690 commands=2708 lat_p50_us=470.016 lat_p99_us=900.096"
+               " lat_n=2708 channels=2 depth=32 size=131072 ini_poll=unbound tgt_poll=unbound\n")
+PATTERN_LAT_TXT = ("mibs=17.405 bytes=112017408 ns=6137704780 commands=27348 lat_p50_us={p50:.3f} lat_p99_us={p99:.3f}"
+                   " lat_n=27348 channels=1 depth=1 size=4096 ini_poll=softirq tgt_poll=workqueue\n")
 
 
 def pattern_cpu_counters(path, cpus, iowait=0):
@@ -151,11 +155,13 @@ def pattern_cpu_counters(path, cpus, iowait=0):
 
 
 def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_layout=False, load=None,
-                   pattern_bw=PATTERN_BW):
+                   pattern_bw=PATTERN_BW, pattern_lat=PATTERN_LAT):
     """older_layout: the files as the bench wrote them before issue 16 (no
     ib_write_lat, SRP channel counts, raw-commands.txt or CPU counters).
     pattern_bw: srp_pattern_bw's MiB/s per round, None: none (the bench
-    before srp_pattern_bw; the older layout has none either). load: None (no
+    before srp_pattern_bw; the older layout has none either). pattern_lat:
+    the QD1 floor run's p50 per round (p99: PATTERN_LAT_P99), None: none
+    (the bench before srp_pattern_lat, or before srp_pattern_bw). load: None (no
     host-load.csv) or (gate load1, [(busy, guest) tick deltas per 10 s
     interval]), on 2 CPUs with 2000 total ticks per interval."""
     os.makedirs(d)
@@ -179,6 +185,10 @@ def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_la
             with open(os.path.join(d, "r%d-srp_pattern_bw.txt" % r), "w") as f:
                 f.write(PATTERN_TXT.format(mibs=pattern_bw[i]))
             pattern_cpu_counters(os.path.join(d, "r%d-srp_pattern_bw.cpu" % r), PATTERN_CPUS[i])
+            if pattern_lat is not None:
+                with open(os.path.join(d, "r%d-srp_pattern_lat.txt" % r), "w") as f:
+                    f.write(PATTERN_LAT_TXT.format(p50=pattern_lat[i], p99=PATTERN_LAT_P99[i]))
+                pattern_cpu_counters(os.path.join(d, "r%d-srp_pattern_lat.cpu" % r), 1.0)
         if not older_layout:
             with open(os.path.join(d, "r%d-ib_write_lat.txt" % r), "w") as f:
                 f.write(LAT_TXT.format(title="RDMA_Write Latency Test", size=4096, tmin=write_lat[i] * 0.8, tmax=9000.0,
@@ -262,12 +272,20 @@ def known_numbers(top):
           str(raw.get("rxe_write_bw_128k_mibs")))
     check("raw send latency typical 10 us, p99 300 us", close(raw.get("rxe_send_lat_typ_us", {}).get("median"), 10) and
           close(raw.get("rxe_send_lat_p99_us", {}).get("median"), 300))
-    check("pattern floor = median of per-round write + 2 x send = 40 us",
-          close(raw.get("rxe_pattern_floor_qd1_4k_us", {}).get("median"), 40), str(raw.get("rxe_pattern_floor_qd1_4k_us")))
+    check("pattern floor: srp_pattern_lat's p50, median 30 us, p99 median 90 us",
+          (js or {}).get("floor_key") == "rxe_srp_pattern_lat_qd1_4k_p50_us" and
+          close(raw.get("rxe_srp_pattern_lat_qd1_4k_p50_us", {}).get("median"), 30) and
+          close(raw.get("rxe_srp_pattern_lat_qd1_4k_p99_us", {}).get("median"), 90) and
+          "pattern floor: SRP READ 4 KiB QD1 p50, kernel" in out, str(raw.get("rxe_srp_pattern_lat_qd1_4k_p50_us")))
+    check("perftest's floor beside it: median of per-round write + 2 x send = 40 us, not named the floor",
+          close(raw.get("rxe_pattern_floor_qd1_4k_us", {}).get("median"), 40) and
+          "perftest floor: write 4 KiB + 2 x send" in out and "pattern floor: write" not in out,
+          str(raw.get("rxe_pattern_floor_qd1_4k_us")))
     vs = {(v["lun"], v["side"]): v for v in (js or {}).get("vs_raw", [])}
     # 128k read / ceiling: rd A 40/50, B 33/50; nb A 60/50 (above: not a ceiling), B 49.5/50.
-    for (lun, side), frac, ok, mult in ((("rd_mcp", "A"), 0.8, True, 10.0), (("rd_mcp", "B"), 0.66, True, 8.25),
-                                        (("iblock/null_blk", "A"), 1.2, False, 15.0), (("iblock/null_blk", "B"), 0.99, True, 12.375)):
+    # QD1 p50 / floor: rd A 400/30, B 330/30; nb A 600/30, B 495/30.
+    for (lun, side), frac, ok, mult in ((("rd_mcp", "A"), 0.8, True, 13.33), (("rd_mcp", "B"), 0.66, True, 11.0),
+                                        (("iblock/null_blk", "A"), 1.2, False, 20.0), (("iblock/null_blk", "B"), 0.99, True, 16.5)):
         v = vs.get((lun, side), {})
         check("%s %s: 128k read / ceiling %.3f (%s), QD1 p50 / floor %.2fx" % (lun, side, frac, "ok" if ok else "not a ceiling", mult),
               close(v.get("seqread128k_of_ceiling"), frac) and v.get("ceiling_ok") is ok and close(v.get("qd1_p50_x_floor"), mult, 0.006),
@@ -320,17 +338,30 @@ def ceiling_without_pattern_bw(top):
 
 
 def floor_above_srp(top):
-    # A pattern floor above SRP's QD1 p50 (write 4 KiB 380 us: floor
-    # 400 us; rd_mcp port's p50 is 330 us): says so.
-    d = os.path.join(top, "floor-above")
-    make_artifacts(d, write_lat=[380] * 7, load=QUIET)
+    # A pattern floor above SRP's QD1 p50 (rd_mcp port's p50 is 330 us):
+    # says so. srp_pattern_lat's at 400 us; then, for the bench before it,
+    # perftest's (write 4 KiB 380 us: 380 + 2 x 10).
+    for name, kw, what in (("floor-above", dict(pattern_lat=[400] * 7), "srp_pattern_lat's floor 400 us"),
+                           ("floor-above-perftest", dict(pattern_lat=None, write_lat=[380] * 7), "perftest's floor 400 us")):
+        d = os.path.join(top, name)
+        make_artifacts(d, load=QUIET, **kw)
+        rc, out, js = run_report(d, "--no-plot")
+        rd_port = [l for l in out.splitlines() if l.strip().startswith("rd_mcp") and " port " in l]
+        vs = {(v["lun"], v["side"]): v for v in js["vs_raw"]}
+        check("%s above rd_mcp port's p50 330 us: 'floor above SRP: not a floor' there only" % what,
+              rc == 0 and len(rd_port) == 1 and "floor above SRP: not a floor" in rd_port[0] and
+              vs[("rd_mcp", "B")]["floor_ok"] is False and vs[("rd_mcp", "A")]["floor_ok"] is True and
+              out.count("not a floor") == 1, out)
+    # Without srp_pattern_lat (the bench of 5 Dec 2026), perftest's is the
+    # floor: the known numbers' multiples of 40 us.
+    d = os.path.join(top, "floor-perftest")
+    make_artifacts(d, load=QUIET, pattern_lat=None)
     rc, out, js = run_report(d, "--no-plot")
-    rd_port = [l for l in out.splitlines() if l.strip().startswith("rd_mcp") and " port " in l]
     vs = {(v["lun"], v["side"]): v for v in js["vs_raw"]}
-    check("floor 400 us above rd_mcp port's p50 330 us: 'floor above SRP: not a floor' there only",
-          rc == 0 and len(rd_port) == 1 and "floor above SRP: not a floor" in rd_port[0] and
-          vs[("rd_mcp", "B")]["floor_ok"] is False and vs[("rd_mcp", "A")]["floor_ok"] is True and
-          out.count("not a floor") == 1, out)
+    check("no srp_pattern_lat results: perftest's write + 2 x send (40 us) is the floor, rd_mcp A 10.0x",
+          rc == 0 and js["floor_key"] == "rxe_pattern_floor_qd1_4k_us" and "pattern floor: write 4 KiB + 2 x send" in out and
+          close(vs[("rd_mcp", "A")]["qd1_p50_x_floor"], 10.0) and close(vs[("iblock/null_blk", "B")]["qd1_p50_x_floor"], 12.375, 0.006),
+          "rc %d\n%s" % (rc, out))
 
 
 def round_order(top):
@@ -449,6 +480,11 @@ def unusable_results(top):
                     "srp_pattern_bw missing in round 5: exit 1", "srp_pattern_bw ran in rounds")
     expect_unusable(top, "pattern-bw-empty", overwrite("r2-srp_pattern_bw.txt", "commands=0\n"),
                     "a srp_pattern_bw result without mibs=: exit 1", "no mibs= figure")
+    expect_unusable(top, "pattern-lat-partial", remove("r4-srp_pattern_lat.txt"),
+                    "srp_pattern_lat missing in round 4: exit 1", "srp_pattern_lat ran in rounds")
+    expect_unusable(top, "pattern-lat-no-p50",
+                    overwrite("r6-srp_pattern_lat.txt", "mibs=17.4 bytes=1 ns=1 commands=1 channels=1 depth=1 size=4096\n"),
+                    "a srp_pattern_lat result without lat_p50_us=: exit 1", "no lat_p50_us= figure")
     expect_unusable(top, "pattern-bw-cpu-missing", remove("r3-srp_pattern_bw.cpu"),
                     "srp_pattern_bw's CPU counters missing in round 3 only: exit 1", "CPU counters for rounds")
     expect_unusable(top, "pattern-bw-cpu-frozen",
@@ -462,7 +498,8 @@ def unusable_results(top):
         os.remove(os.path.join(d, "r%d-srp_pattern_bw.cpu" % r))
     rc, out, js = run_report(d, "--no-plot")
     check("srp_pattern_bw without CPU counters in any round: exit 0, the ceiling, no CPU row",
-          rc == 0 and [x["key"] for x in js["raw_rxe"]][:2] == ["rxe_srp_pattern_bw_128k_mibs", "rxe_write_bw_128k_mibs"] and
+          rc == 0 and js["ceiling_key"] == "rxe_srp_pattern_bw_128k_mibs" and
+          "rxe_srp_pattern_bw_cpus" not in [x["key"] for x in js["raw_rxe"]] and
           "raw ceiling's guest CPUs busy" not in out, "rc %d\n%s" % (rc, out))
 
 
@@ -514,7 +551,7 @@ def icount_layout(top):
         d = os.path.join(top, name)
         make_artifacts(d, load=QUIET)
         for f in os.listdir(d):
-            if f.startswith("r") and ("-ib_" in f or "-srp_pattern_bw" in f) or f == "raw-commands.txt":
+            if f.startswith("r") and ("-ib_" in f or "-srp_pattern_" in f) or f == "raw-commands.txt":
                 os.remove(os.path.join(d, f))
             elif f.endswith(".cpu") and extra_iowait:
                 with open(os.path.join(d, f)) as fh:
@@ -533,9 +570,10 @@ def icount_layout(top):
             rc, out, js = run_report(d, "--no-plot")
             check("wall clock, no perftest reports: exit 1", rc == 1 and "missing perftest results" in out, "rc %d\n%s" % (rc, out))
     # The bench since srp_pattern_bw runs under icount too: the ceiling
-    # and SRP against it, no perftest, no pattern floor.
+    # and SRP against it, no perftest; before srp_pattern_lat (5 Dec 2026),
+    # no pattern floor.
     d = os.path.join(top, "icount-pattern-bw")
-    make_artifacts(d, load=QUIET)
+    make_artifacts(d, load=QUIET, pattern_lat=None)
     for f in os.listdir(d):
         if f.startswith("r") and "-ib_" in f:
             os.remove(os.path.join(d, f))
@@ -556,6 +594,20 @@ def icount_layout(top):
     rc, out, js = run_report(d, "--no-plot")
     check("the same on the wall clock: exit 1 (perftest is due there)", rc == 1 and "missing perftest results" in out,
           "rc %d\n%s" % (rc, out))
+    # With srp_pattern_lat (the bench since): the floor under icount too.
+    d = os.path.join(top, "icount-pattern-lat")
+    make_artifacts(d, load=QUIET)
+    for f in os.listdir(d):
+        if f.startswith("r") and "-ib_" in f:
+            os.remove(os.path.join(d, f))
+    rc, out, js = run_report(d, "--no-plot", "--clock", "icount shift=2")
+    vs = {(v["lun"], v["side"]): v for v in (js or {}).get("vs_raw", [])}
+    check("icount with srp_pattern_bw and srp_pattern_lat: exit 0, the floor (30 us) and QD1 p50 against it",
+          rc == 0 and js["floor_key"] == "rxe_srp_pattern_lat_qd1_4k_p50_us" and
+          [x["key"] for x in js["raw_rxe"]] == ["rxe_srp_pattern_bw_128k_mibs", "rxe_srp_pattern_bw_cpus",
+                                                "rxe_srp_pattern_lat_qd1_4k_p50_us", "rxe_srp_pattern_lat_qd1_4k_p99_us"] and
+          close(vs.get(("rd_mcp", "B"), {}).get("qd1_p50_x_floor"), 11.0) and
+          "perftest: not run under icount" in out and "no pattern floor" not in out, "rc %d\n%s" % (rc, out))
     a, b = rows["icount"].get("rd_randread4k_qd32_cpu_us_per_io"), rows["icount-iowait"].get("rd_randread4k_qd32_cpu_us_per_io")
     check("icount: CPU per I/O leaves iowait out (5000 more iowait ticks change nothing)",
           a is not None and b is not None and a["A"] == b["A"] and a["B"] == b["B"], "%s\n%s" % (a, b))

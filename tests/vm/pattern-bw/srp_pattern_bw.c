@@ -20,7 +20,10 @@
  * login dials), with `channels` RC connections of `depth` commands each
  * outstanding. No SCSI, no LIO, no block layer, no data copy on either
  * side: the same link work SRP's READ needs, with none of the rest, so
- * SRP's 128 KiB read throughput should stay below it.
+ * SRP's 128 KiB read throughput should stay below it. With one connection
+ * of depth 1 and 4 KiB it is the floor of a QD1 4k read instead: each
+ * command's round trip (its SEND posted to its response received) is
+ * measured too, and its median and 99th percentile reported.
  *
  * Each side's CQ is polled as ini_poll and tgt_poll say: by default as
  * ib_srp (softirq) and ib_srpt (bound workqueue) poll theirs. On 6.1's
@@ -46,7 +49,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
-MODULE_DESCRIPTION("SRP READ message pattern over RDMA/CM: the bench's raw ceiling (test tool)");
+MODULE_DESCRIPTION("SRP READ message pattern over RDMA/CM: the bench's raw ceiling and QD1 floor (test tool)");
 MODULE_LICENSE("GPL");
 
 static char *addr;
@@ -76,13 +79,22 @@ MODULE_PARM_DESC(ini_poll, "initiator CQ polling: softirq (ib_srp's, default), w
 static char *tgt_poll = "workqueue";
 module_param(tgt_poll, charp, 0444);
 MODULE_PARM_DESC(tgt_poll, "target CQ polling: softirq, workqueue (ib_srpt's, default) or unbound");
-static char result[192];
+static char result[256];
 module_param_string(result, result, sizeof(result), 0444);
-MODULE_PARM_DESC(result, "the measurement: mibs, bytes, ns, commands, channels, depth, size");
+MODULE_PARM_DESC(result, "the measurement: mibs, bytes, ns, commands, lat_p50_us, lat_p99_us, lat_n, channels, depth, size, ini_poll, tgt_poll");
 
 #define PBW_MAX_CHANNELS 16
 #define PBW_MAX_DEPTH 128
 #define PBW_MAX_SIZE (1 << 20)
+/*
+ * Each command's round trip (its SEND posted to its response's receive
+ * completion, on the initiator), in ns, goes into a log-linear histogram:
+ * exact below 256 ns, then 128 buckets per power of two (each under 0.8 %
+ * of its value wide; fio's latency buckets are 1.6 %), any u64.
+ */
+#define PBW_LAT_SUB_BITS 7
+#define PBW_LAT_SUB (1 << PBW_LAT_SUB_BITS)
+#define PBW_LAT_BUCKETS (2 * PBW_LAT_SUB + (63 - PBW_LAT_SUB_BITS) * PBW_LAT_SUB)
 #define PBW_CMD_LEN 64 /* an SRP_CMD with one direct descriptor */
 #define PBW_RSP_LEN 36 /* an SRP_RSP without sense data */
 #define PBW_TIMEOUT_MS 10000
@@ -153,6 +165,16 @@ struct pbw_chan {
 	atomic64_t responses; /* initiator: responses received */
 	atomic_t errors;
 	u64 next_tag;
+
+	/*
+	 * Initiator: when each slot's command was posted (responses come in
+	 * the order of their commands: response n answers tag n, slot n %
+	 * depth, which is not reused before it is in), and the histogram of
+	 * the measured window's round trips, which only the CQ's poller
+	 * writes.
+	 */
+	u64 *sent_ns;
+	u32 *lat_hist;
 };
 
 static enum ib_poll_context pbw_ini_poll, pbw_tgt_poll;
@@ -162,6 +184,7 @@ static int pbw_tgt_count;
 static DEFINE_MUTEX(pbw_tgt_mutex);
 static struct rdma_cm_id *pbw_listener;
 static bool pbw_stop;
+static bool pbw_measuring; /* round trips count into the histograms */
 
 static int pbw_post_recv(struct pbw_chan *ch, struct pbw_recv *r)
 {
@@ -211,6 +234,7 @@ static int pbw_ini_send_cmd(struct pbw_chan *ch)
 	cmd->len = cpu_to_be32(size);
 	cmd->tag = cpu_to_be64(ch->next_tag);
 	ib_dma_sync_single_for_device(ch->id->device, sge.addr, PBW_CMD_LEN, DMA_TO_DEVICE);
+	ch->sent_ns[slot] = ktime_get_ns();
 	ch->sq_free--;
 	atomic_inc(&ch->outstanding);
 	ret = ib_post_send(ch->qp, &wr, NULL);
@@ -255,6 +279,38 @@ static void pbw_ini_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock(&ch->lock);
 }
 
+/* The histogram bucket of a round trip of ns nanoseconds. */
+static unsigned int pbw_lat_bucket(u64 ns)
+{
+	unsigned int e, shift;
+
+	if (ns < 2 * PBW_LAT_SUB)
+		return ns;
+	e = fls64(ns) - 1; /* its top bit, at least PBW_LAT_SUB_BITS + 1 */
+	shift = e - PBW_LAT_SUB_BITS;
+	return 2 * PBW_LAT_SUB + (shift - 1) * PBW_LAT_SUB + (unsigned int)(ns >> shift) - PBW_LAT_SUB;
+}
+
+/* The middle of bucket b, in ns. */
+static u64 pbw_lat_bucket_mid(unsigned int b)
+{
+	unsigned int shift;
+
+	if (b < 2 * PBW_LAT_SUB)
+		return b;
+	shift = (b - 2 * PBW_LAT_SUB) / PBW_LAT_SUB + 1;
+	return ((u64)(PBW_LAT_SUB + (b - 2 * PBW_LAT_SUB) % PBW_LAT_SUB) << shift) + (1ULL << (shift - 1));
+}
+
+/* Response n is in: its command's round trip, if in the measured window. */
+static void pbw_ini_round_trip(struct pbw_chan *ch, u64 n)
+{
+	u64 ns = ktime_get_ns() - ch->sent_ns[n % depth];
+
+	if (READ_ONCE(pbw_measuring))
+		ch->lat_hist[pbw_lat_bucket(ns)]++;
+}
+
 static void pbw_ini_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct pbw_chan *ch = cq->cq_context;
@@ -265,7 +321,7 @@ static void pbw_ini_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* RC delivers the WRITE before the SEND behind it: the data is in. */
-	atomic64_inc(&ch->responses);
+	pbw_ini_round_trip(ch, atomic64_inc_return(&ch->responses) - 1);
 	atomic_dec(&ch->outstanding);
 	if (pbw_post_recv(ch, r))
 		atomic_inc(&ch->errors);
@@ -416,6 +472,10 @@ static void pbw_chan_release(struct pbw_chan *ch)
 	ch->recvs = NULL;
 	kfree(ch->waiting);
 	ch->waiting = NULL;
+	kfree(ch->sent_ns);
+	ch->sent_ns = NULL;
+	kfree(ch->lat_hist);
+	ch->lat_hist = NULL;
 	if (ch->pd) {
 		ib_dealloc_pd(ch->pd);
 		ch->pd = NULL;
@@ -481,6 +541,10 @@ static int pbw_chan_setup(struct pbw_chan *ch)
 		if (!ret)
 			ret = pbw_alloc_map(dev, &ch->rsp_buf, &ch->rsp_dma, PBW_RSP_LEN, DMA_TO_DEVICE);
 	} else {
+		ch->sent_ns = kcalloc(depth, sizeof(*ch->sent_ns), GFP_KERNEL);
+		ch->lat_hist = kcalloc(PBW_LAT_BUCKETS, sizeof(*ch->lat_hist), GFP_KERNEL);
+		if (!ch->sent_ns || !ch->lat_hist)
+			return -ENOMEM;
 		ret = pbw_alloc_map(dev, &ch->sink, &ch->sink_dma, size, DMA_FROM_DEVICE);
 		if (!ret)
 			ret = pbw_alloc_map(dev, &ch->cmd_area, &ch->cmd_area_dma,
@@ -752,10 +816,32 @@ static int pbw_poll_context(const char *name, enum ib_poll_context *ctx)
 	return 0;
 }
 
+/*
+ * The round trip at or below which `pct` percent of the measured window's
+ * fell, over every connection: the middle of its bucket, in ns. 0 if none
+ * was measured.
+ */
+static u64 pbw_lat_percentile(u64 total, unsigned int pct)
+{
+	u64 want = div_u64(total * pct + 99, 100), seen = 0;
+	unsigned int b;
+	int i;
+
+	if (!total)
+		return 0;
+	for (b = 0; b < PBW_LAT_BUCKETS - 1; b++) {
+		for (i = 0; i < channels; i++)
+			seen += pbw_ini[i]->lat_hist[b];
+		if (seen >= want)
+			break;
+	}
+	return pbw_lat_bucket_mid(b);
+}
+
 static int __init pbw_init(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	u64 n0, n1, ns0, ns1, bytes, mibs_x1000;
+	u64 n0, n1, ns0, ns1, bytes, mibs_x1000, lat_n = 0, p50, p99;
 	int i, k, ret, errors;
 
 	if (!addr || !in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, '\0', NULL)) {
@@ -824,11 +910,13 @@ static int __init pbw_init(void)
 		goto out;
 
 	msleep(warmup_ms);
+	WRITE_ONCE(pbw_measuring, true);
 	n0 = pbw_responses();
 	ns0 = ktime_get_ns();
 	msleep(measure_ms);
 	n1 = pbw_responses();
 	ns1 = ktime_get_ns();
+	WRITE_ONCE(pbw_measuring, false);
 	if (n1 == n0) {
 		pr_err("srp_pattern_bw: no response in the measured window\n");
 		ret = -EIO;
@@ -837,9 +925,20 @@ static int __init pbw_init(void)
 	bytes = (n1 - n0) * (u64)size;
 	/* MiB/s, times 1000: bytes per second is bytes * 1e9 / ns. */
 	mibs_x1000 = mul_u64_u64_div_u64(bytes, 1000ULL * NSEC_PER_SEC, ns1 - ns0) >> 20;
+	/*
+	 * A poller that saw the window open may still be adding its one
+	 * round trip: read now, the histograms miss at most one per
+	 * connection (a u32 is never read torn).
+	 */
+	for (i = 0; i < channels; i++)
+		for (k = 0; k < PBW_LAT_BUCKETS; k++)
+			lat_n += pbw_ini[i]->lat_hist[k];
+	p50 = pbw_lat_percentile(lat_n, 50);
+	p99 = pbw_lat_percentile(lat_n, 99);
 	snprintf(result, sizeof(result),
-		 "mibs=%llu.%03llu bytes=%llu ns=%llu commands=%llu channels=%d depth=%d size=%d ini_poll=%s tgt_poll=%s",
-		 mibs_x1000 / 1000, mibs_x1000 % 1000, bytes, ns1 - ns0, n1 - n0, channels, depth, size,
+		 "mibs=%llu.%03llu bytes=%llu ns=%llu commands=%llu lat_p50_us=%llu.%03llu lat_p99_us=%llu.%03llu lat_n=%llu channels=%d depth=%d size=%d ini_poll=%s tgt_poll=%s",
+		 mibs_x1000 / 1000, mibs_x1000 % 1000, bytes, ns1 - ns0, n1 - n0,
+		 p50 / 1000, p50 % 1000, p99 / 1000, p99 % 1000, lat_n, channels, depth, size,
 		 ini_poll, tgt_poll);
 out:
 	errors = pbw_teardown();

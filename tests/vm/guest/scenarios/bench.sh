@@ -5,9 +5,10 @@
 # backstores stay; only the fabric module and its target are swapped), fio
 # per round, side and LUN; then, per round, the raw rxe figures over
 # RDMA/CM on the path the SRP login takes (rxe1 dialling $TGT_IP4): the
-# ceiling for 128 KiB reads (srp_pattern_bw.ko, SRP's READ pattern in the
-# kernel), perftest's 128 KiB RDMA WRITE beside it, and the latencies of a
-# QD1 4k read's three transfers (raw_rxe below says which flags and why).
+# ceiling for 128 KiB reads and the floor of a QD1 4k read (srp_pattern_bw.ko,
+# SRP's READ pattern in the kernel), and perftest's 128 KiB RDMA WRITE and
+# the latencies of a QD1 4k read's three transfers beside them (raw_rxe
+# below says which flags and why).
 # Results: JSON and text files in $OUT, reduced on the host by bench-report.py.
 . /srpt/lib.sh
 . /srpt/bench-lib.sh
@@ -117,17 +118,24 @@ perftest_pair() {
 #   QD32. -Q 1: every write signalled, so a send slot frees as each write
 #   completes instead of once per batch.
 # - The floor of one QD1 4k read (SRP: SRP_CMD SEND, 4 KiB RDMA WRITE,
-#   SRP_RSP SEND): ib_write_lat 4 KiB and ib_send_lat 64 B (an SRP_CMD with
-#   one direct descriptor is 64 bytes, SRP_RSP without sense 36), 2000
-#   ping-pongs each (latency tests count iterations; in duration mode they
-#   report only an average); floor = write + 2 x send, typical (median)
-#   one-way latencies.
-# BENCH_PERFTEST=0 (bench.sh under icount): the ceiling only. One vCPU,
+#   SRP_RSP SEND, one command outstanding): srp_pattern_bw with one
+#   connection of depth 1 and 4 KiB, polled as ib_srp and ib_srpt poll
+#   theirs; the median of its round trips (command posted to response
+#   received) is the floor that the QD1 p50 of fio's 4k reads is set
+#   against.
+# - Beside it, perftest's floor of the bench before srp_pattern_lat:
+#   ib_write_lat 4 KiB and ib_send_lat 64 B (an SRP_CMD with one direct
+#   descriptor is 64 bytes, SRP_RSP without sense 36), 2000 ping-pongs
+#   each (latency tests count iterations; in duration mode they report
+#   only an average); write + 2 x send, typical (median) one-way
+#   latencies of user-space polling.
+# BENCH_PERFTEST=0 (bench.sh under icount): srp_pattern_bw only. One vCPU,
 # on which perftest's polling client and server and rxe take turns per
 # scheduler tick.
 raw_rxe() {
 	local r=$1 qps=$(( 2 * $2 ))
 	pattern_bw_ceiling "r$r-srp_pattern_bw" "$qps" 32 131072
+	pattern_bw "r$r-srp_pattern_lat" 1 1 4096
 	[ "${BENCH_PERFTEST:-1}" = 1 ] || return 0
 	perftest_pair "r$r-ib_write_bw" ib_write_bw -R -F -s 131072 -q "$qps" -t 32 -Q 1 -D 10
 	perftest_pair "r$r-ib_write_lat" ib_write_lat -R -F -s 4096 -n 2000
