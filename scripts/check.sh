@@ -185,8 +185,18 @@ for k in $KVERS; do
 		first=0
 	else
 		suffix="@$rel"
-		echo "== kernel $rel: $KVERS2_SUITES (vm-port: $KVERS2_PORT_SCENARIOS)"
-		run_suites "$KVERS2_SUITES" "$KVERS2_PORT_SCENARIOS"
+		# CHECK_SUITES narrows these too: only the subset's suites it names.
+		more=
+		for s in $KVERS2_SUITES; do
+			case " $suites " in *" $s "*) more="$more $s";; esac
+		done
+		more=${more# }
+		[ -n "$more" ] || { echo "== kernel $rel: none of $KVERS2_SUITES selected (CHECK_SUITES)"; continue; }
+		case " $more " in
+		*" vm-port "*) echo "== kernel $rel: $more (vm-port: $KVERS2_PORT_SCENARIOS)";;
+		*) echo "== kernel $rel: $more";;
+		esac
+		run_suites "$more" "$KVERS2_PORT_SCENARIOS"
 	fi
 done
 unset KVER KDIR
