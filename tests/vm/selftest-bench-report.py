@@ -466,30 +466,32 @@ def expect_unusable(top, name, edit, what, needle):
 
 
 def unusable_results(top):
-    # Unusable results: exit 1, not 0 or 3.
-    expect_unusable(top, "no-perftest", remove(*["r%d-ib_write_bw.txt" % r for r in range(1, 8)]),
-                    "no ib_write_bw reports: exit 1", "missing perftest results")
-    expect_unusable(top, "unpaired", remove("r3-B-nb-randread4k-qd1.json"),
-                    "a round without its B side: exit 1", "rounds")
-    expect_unusable(top, "cpu-missing", remove("r4-A-rd-randwrite4k-qd32.cpu"),
-                    "CPU counters missing for one job of one round: exit 1", "CPU counters")
-    expect_unusable(top, "cpu-frozen",
-                    overwrite("r2-B-nb-randread4k-qd1.cpu", "ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_BEFORE)),
-                    "CPU counters that did not move: exit 1", "no CPU time")
-    expect_unusable(top, "pattern-bw-partial", remove("r5-srp_pattern_bw.txt"),
-                    "srp_pattern_bw missing in round 5: exit 1", "srp_pattern_bw ran in rounds")
-    expect_unusable(top, "pattern-bw-empty", overwrite("r2-srp_pattern_bw.txt", "commands=0\n"),
-                    "a srp_pattern_bw result without mibs=: exit 1", "no mibs= figure")
-    expect_unusable(top, "pattern-lat-partial", remove("r4-srp_pattern_lat.txt"),
-                    "srp_pattern_lat missing in round 4: exit 1", "srp_pattern_lat ran in rounds")
-    expect_unusable(top, "pattern-lat-no-p50",
-                    overwrite("r6-srp_pattern_lat.txt", "mibs=17.4 bytes=1 ns=1 commands=1 channels=1 depth=1 size=4096\n"),
-                    "a srp_pattern_lat result without lat_p50_us=: exit 1", "no lat_p50_us= figure")
-    expect_unusable(top, "pattern-bw-cpu-missing", remove("r3-srp_pattern_bw.cpu"),
-                    "srp_pattern_bw's CPU counters missing in round 3 only: exit 1", "CPU counters for rounds")
-    expect_unusable(top, "pattern-bw-cpu-frozen",
-                    overwrite("r6-srp_pattern_bw.cpu", "ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_BEFORE)),
-                    "srp_pattern_bw's CPU counters that did not move: exit 1", "no CPU time")
+    # Unusable results: exit 1, not 0 or 3. (name, edit, what, needle)
+    frozen = "ncpu 2\nbefore %s\nafter %s\n" % (CPU_BEFORE, CPU_BEFORE)
+    cases = (
+        ("no-perftest", remove(*["r%d-ib_write_bw.txt" % r for r in range(1, 8)]),
+         "no ib_write_bw reports: exit 1", "missing perftest results"),
+        ("unpaired", remove("r3-B-nb-randread4k-qd1.json"), "a round without its B side: exit 1", "rounds"),
+        ("cpu-missing", remove("r4-A-rd-randwrite4k-qd32.cpu"),
+         "CPU counters missing for one job of one round: exit 1", "CPU counters"),
+        ("cpu-frozen", overwrite("r2-B-nb-randread4k-qd1.cpu", frozen), "CPU counters that did not move: exit 1",
+         "no CPU time"),
+        ("pattern-bw-partial", remove("r5-srp_pattern_bw.txt"), "srp_pattern_bw missing in round 5: exit 1",
+         "srp_pattern_bw ran in rounds"),
+        ("pattern-bw-empty", overwrite("r2-srp_pattern_bw.txt", "commands=0\n"),
+         "a srp_pattern_bw result without mibs=: exit 1", "no mibs= figure"),
+        ("pattern-lat-partial", remove("r4-srp_pattern_lat.txt"), "srp_pattern_lat missing in round 4: exit 1",
+         "srp_pattern_lat ran in rounds"),
+        ("pattern-lat-no-p50",
+         overwrite("r6-srp_pattern_lat.txt", "mibs=17.4 bytes=1 ns=1 commands=1 channels=1 depth=1 size=4096\n"),
+         "a srp_pattern_lat result without lat_p50_us=: exit 1", "no lat_p50_us= figure"),
+        ("pattern-bw-cpu-missing", remove("r3-srp_pattern_bw.cpu"),
+         "srp_pattern_bw's CPU counters missing in round 3 only: exit 1", "CPU counters for rounds"),
+        ("pattern-bw-cpu-frozen", overwrite("r6-srp_pattern_bw.cpu", frozen),
+         "srp_pattern_bw's CPU counters that did not move: exit 1", "no CPU time"),
+    )
+    for name, edit, what, needle in cases:
+        expect_unusable(top, name, edit, what, needle)
     # The bench of 5 Dec 2026 wrote no CPU counters beside srp_pattern_bw's
     # results: the ceiling without its CPU row, not a refusal.
     d = os.path.join(top, "pattern-bw-no-cpu")
