@@ -224,7 +224,7 @@ def perftest(pattern, cols):
     return out
 
 
-def pattern_bw(pattern, keys):
+def pattern_results(pattern, keys):
     """{round: ([figures of keys], guest CPUs busy or None)} from
     srp_pattern_bw's result lines ("mibs=... lat_p50_us=...", bench-lib.sh's
     pattern_bw) and the CPU counters beside them (TAG.cpu; the bench of 5
@@ -245,8 +245,8 @@ def pattern_bw(pattern, keys):
     return out
 
 
-pbw = pattern_bw("r*-srp_pattern_bw.txt", ["mibs"])
-plat = pattern_bw("r*-srp_pattern_lat.txt", ["lat_p50_us", "lat_p99_us"])
+pbw = pattern_results("r*-srp_pattern_bw.txt", ["mibs"])
+plat = pattern_results("r*-srp_pattern_lat.txt", ["lat_p50_us", "lat_p99_us"])
 # perftest's "MB/sec" is MiB/s (its --report_gbits help: MiB = 2^20 bytes).
 bw = perftest("r*-ib_write_bw.txt", [3])           # BW average [MB/sec]
 wlat = perftest("r*-ib_write_lat.txt", [4])        # t_typical [usec] (the median)
