@@ -227,9 +227,10 @@ def perftest(pattern, cols):
 def pattern_results(pattern, keys):
     """{round: ([figures of keys], guest CPUs busy or None)} from
     srp_pattern_bw's result lines ("mibs=... lat_p50_us=...", bench-lib.sh's
-    pattern_bw) and the CPU counters beside them (TAG.cpu; the bench of 5
-    Dec 2026 wrote none: no CPU figure; some rounds but not all: refused).
-    A result without one of keys: refused."""
+    pattern_bw) and the CPU counters beside them (TAG.cpu; none: no CPU
+    figure, as for the bench before dd8eb79, which put its own cpus= on the
+    result line; some rounds but not all: refused). A result without one
+    of keys: refused."""
     out = {}
     for r, f in by_round(pattern).items():
         kv = dict(w.split("=", 1) for w in open(f).read().split() if "=" in w)

@@ -492,8 +492,9 @@ def unusable_results(top):
     )
     for name, edit, what, needle in cases:
         expect_unusable(top, name, edit, what, needle)
-    # The bench of 5 Dec 2026 wrote no CPU counters beside srp_pattern_bw's
-    # results: the ceiling without its CPU row, not a refusal.
+    # The bench before dd8eb79 wrote no CPU counters beside srp_pattern_bw's
+    # results (its cpus= on the result line is not read): the ceiling
+    # without its CPU row, not a refusal.
     d = os.path.join(top, "pattern-bw-no-cpu")
     make_artifacts(d, load=QUIET)
     for r in range(1, 8):
