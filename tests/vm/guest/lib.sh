@@ -92,6 +92,11 @@ gid_hex() { # gid_hex DEV [IDX]: 32 lowercase hex digits of a GID
 }
 node_guid_hex() { tr -d ':\n' <"/sys/class/infiniband/$1/node_guid"; }
 ipv6_ll() { ip -6 addr show dev "$1" scope link | awk '/inet6/{sub("/.*","",$2); print $2; exit}'; }
+# has_ipv6_ll IFACE: for wait_for, which runs its command again each try;
+# `wait_for ... test -n "$(ipv6_ll IFACE)"` would test the one address read
+# when wait_for was called, and an address that comes a moment after the
+# link never be seen (twohost failed so, 5 Dec 2026).
+has_ipv6_ll() { [ -n "$(ipv6_ll "$1")" ]; }
 
 # Network + soft-RoCE -----------------------------------------------------
 
@@ -114,7 +119,7 @@ setup_veth_rxe() {
 	run "modprobe rdma_rxe" modprobe rdma_rxe
 	run "rxe0 on veth0" rdma link add rxe0 type rxe netdev veth0
 	run "rxe1 on veth1" rdma link add rxe1 type rxe netdev veth1
-	wait_for 10 "ipv6 ll" test -n "$(ipv6_ll veth1)" || fail "no IPv6 link-local on veth1"
+	wait_for 10 "ipv6 ll" has_ipv6_ll veth1 || fail "no IPv6 link-local on veth1"
 	wait_for 10 "rxe1 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state ||
 		fail "rxe1 port not ACTIVE: $(cat /sys/class/infiniband/rxe1/ports/1/state)"
 	rdma link show
@@ -141,7 +146,7 @@ setup_nic_rxe() {
 	ip link set "$nic" up
 	run "modprobe rdma_rxe" modprobe rdma_rxe
 	run "rxe0 on $nic" rdma link add rxe0 type rxe netdev "$nic"
-	wait_for 10 "ipv6 ll" test -n "$(ipv6_ll "$nic")" || fail "no IPv6 link-local on $nic"
+	wait_for 10 "ipv6 ll" has_ipv6_ll "$nic" || fail "no IPv6 link-local on $nic"
 	wait_for 10 "rxe0 ACTIVE" grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state ||
 		fail "rxe0 not ACTIVE"
 	NIC=$nic

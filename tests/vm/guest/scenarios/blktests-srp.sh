@@ -53,7 +53,7 @@ ip addr add "$TGT_IP4/24" dev veth1
 ip link set veth0 up; ip link set veth1 up
 wait_for 10 "carrier" sh -c 'grep -qx 1 /sys/class/net/veth0/carrier && grep -qx 1 /sys/class/net/veth1/carrier' ||
 	fail "veth pair has no carrier"
-wait_for 10 "ipv6 ll" test -n "$(ipv6_ll veth1)" || fail "no IPv6 link-local on veth1"
+wait_for 10 "ipv6 ll" has_ipv6_ll veth1 || fail "no IPv6 link-local on veth1"
 ip -br addr
 
 # Sanity: nothing blktests refuses to start with (group_requires).
