@@ -49,6 +49,7 @@ LUN_FACTOR = {"rd": 1.0, "nb": 1.5}
 # The raw rxe figures per round: srp_pattern_bw (the ceiling) and perftest.
 PATTERN_BW = [48, 50, 52, 49, 51, 50, 47]      # MiB/s, median 50
 PATTERN_CPUS = [1.7, 1.8, 1.75, 1.6, 1.9, 1.8, 1.7]  # median 1.75
+PATTERN_LAT_CPUS = [0.9, 1.0, 0.95, 0.8, 1.1, 1.0, 0.9]  # the floor run's, median 0.95
 WRITE_BW = [24, 25, 26, 23, 27, 25, 22]        # MiB/s, median 25: not the ceiling while srp_pattern_bw ran
 PATTERN_LAT = [30, 31, 29, 30, 32, 30, 28]     # us, srp_pattern_lat's p50, median 30: the floor (perftest's is 40)
 PATTERN_LAT_P99 = [90, 95, 88, 91, 99, 90, 85]  # us, median 90
@@ -188,7 +189,7 @@ def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_la
             if pattern_lat is not None:
                 with open(os.path.join(d, "r%d-srp_pattern_lat.txt" % r), "w") as f:
                     f.write(PATTERN_LAT_TXT.format(p50=pattern_lat[i], p99=PATTERN_LAT_P99[i]))
-                pattern_cpu_counters(os.path.join(d, "r%d-srp_pattern_lat.cpu" % r), 1.0)
+                pattern_cpu_counters(os.path.join(d, "r%d-srp_pattern_lat.cpu" % r), PATTERN_LAT_CPUS[i])
         if not older_layout:
             with open(os.path.join(d, "r%d-ib_write_lat.txt" % r), "w") as f:
                 f.write(LAT_TXT.format(title="RDMA_Write Latency Test", size=4096, tmin=write_lat[i] * 0.8, tmax=9000.0,
@@ -277,6 +278,8 @@ def known_numbers(top):
           close(raw.get("rxe_srp_pattern_lat_qd1_4k_p50_us", {}).get("median"), 30) and
           close(raw.get("rxe_srp_pattern_lat_qd1_4k_p99_us", {}).get("median"), 90) and
           "pattern floor: SRP READ 4 KiB QD1 p50, kernel" in out, str(raw.get("rxe_srp_pattern_lat_qd1_4k_p50_us")))
+    check("the floor's guest CPUs busy, median 0.95", close(raw.get("rxe_srp_pattern_lat_cpus", {}).get("median"), 0.95) and
+          "pattern floor's guest CPUs busy" in out, str(raw.get("rxe_srp_pattern_lat_cpus")))
     check("perftest's floor beside it: median of per-round write + 2 x send = 40 us, not named the floor",
           close(raw.get("rxe_pattern_floor_qd1_4k_us", {}).get("median"), 40) and
           "perftest floor: write 4 KiB + 2 x send" in out and "pattern floor: write" not in out,
@@ -489,6 +492,10 @@ def unusable_results(top):
          "srp_pattern_bw's CPU counters missing in round 3 only: exit 1", "CPU counters for rounds"),
         ("pattern-bw-cpu-frozen", overwrite("r6-srp_pattern_bw.cpu", frozen),
          "srp_pattern_bw's CPU counters that did not move: exit 1", "no CPU time"),
+        ("pattern-lat-cpu-missing", remove("r2-srp_pattern_lat.cpu"),
+         "the floor run's CPU counters missing in round 2 only: exit 1", "CPU counters for rounds"),
+        ("pattern-lat-cpu-frozen", overwrite("r5-srp_pattern_lat.cpu", frozen),
+         "the floor run's CPU counters that did not move: exit 1", "no CPU time"),
     )
     for name, edit, what, needle in cases:
         expect_unusable(top, name, edit, what, needle)
@@ -499,11 +506,14 @@ def unusable_results(top):
     make_artifacts(d, load=QUIET)
     for r in range(1, 8):
         os.remove(os.path.join(d, "r%d-srp_pattern_bw.cpu" % r))
+        os.remove(os.path.join(d, "r%d-srp_pattern_lat.cpu" % r))
     rc, out, js = run_report(d, "--no-plot")
-    check("srp_pattern_bw without CPU counters in any round: exit 0, the ceiling, no CPU row",
+    keys = [x["key"] for x in (js or {}).get("raw_rxe", [])]
+    check("srp_pattern_bw without CPU counters in any round: exit 0, the ceiling and the floor, no CPU rows",
           rc == 0 and js["ceiling_key"] == "rxe_srp_pattern_bw_128k_mibs" and
-          "rxe_srp_pattern_bw_cpus" not in [x["key"] for x in js["raw_rxe"]] and
-          "raw ceiling's guest CPUs busy" not in out, "rc %d\n%s" % (rc, out))
+          js["floor_key"] == "rxe_srp_pattern_lat_qd1_4k_p50_us" and
+          "rxe_srp_pattern_bw_cpus" not in keys and "rxe_srp_pattern_lat_cpus" not in keys and
+          "guest CPUs busy" not in out, "rc %d\n%s" % (rc, out))
 
 
 def guest_clock(top):
@@ -608,7 +618,8 @@ def icount_layout(top):
     check("icount with srp_pattern_bw and srp_pattern_lat: exit 0, the floor (30 us) and QD1 p50 against it",
           rc == 0 and js["floor_key"] == "rxe_srp_pattern_lat_qd1_4k_p50_us" and
           [x["key"] for x in js["raw_rxe"]] == ["rxe_srp_pattern_bw_128k_mibs", "rxe_srp_pattern_bw_cpus",
-                                                "rxe_srp_pattern_lat_qd1_4k_p50_us", "rxe_srp_pattern_lat_qd1_4k_p99_us"] and
+                                                "rxe_srp_pattern_lat_qd1_4k_p50_us", "rxe_srp_pattern_lat_qd1_4k_p99_us",
+                                                "rxe_srp_pattern_lat_cpus"] and
           close(vs.get(("rd_mcp", "B"), {}).get("qd1_p50_x_floor"), 11.0) and
           "perftest: not run under icount" in out and "no pattern floor" not in out, "rc %d\n%s" % (rc, out))
     a, b = rows["icount"].get("rd_randread4k_qd32_cpu_us_per_io"), rows["icount-iowait"].get("rd_randread4k_qd32_cpu_us_per_io")
