@@ -6,6 +6,18 @@
  * and the zero-length write, and the ib_cqe.done trampolines that hand each
  * completion to the core. Every completion callback has the same shape:
  * recover the context from wc->wr_cqe, quiet on flush errors, one call.
+ *
+ * Two CQs per channel. Receives complete on one polled from a work item
+ * (IB_POLL_WORKQUEUE, as in-tree): their callback submits to the target
+ * core, which sleeps. The send queue's completions (responses, RDMA READ
+ * chains, the zero-length write) complete on one polled in softirq
+ * (IB_POLL_SOFTIRQ): a successful response's completion, the usual one,
+ * only returns its context and credit (srpt_core_dp_send_done_atomic),
+ * and saves the wake-up of a poll work per command. What may sleep goes
+ * to the channel's wc_work on srpt_wc_wq, in arrival order: RDMA READ
+ * completions (the command executes), failed completions (they
+ * disconnect), the zero-length write, and a response completion the core
+ * refuses to finish atomically (responses wait for send-queue room).
  */
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -18,6 +30,31 @@
 #include "kcompat.h"
 
 #define SRPT_MIN_SQ_SIZE 16
+
+/*
+ * Where send-side completions that may sleep run (struct srpt_dp_ch.wc_work).
+ * As ib_core's own CQ poll queue (not exported): high priority, and with a
+ * rescuer, since executing a WRITE's command may be what frees memory.
+ */
+static struct workqueue_struct *srpt_wc_wq;
+
+int srpt_glue_wc_init(void)
+{
+	srpt_wc_wq = alloc_workqueue("ib_srpt_wc", WQ_HIGHPRI | WQ_MEM_RECLAIM,
+				     0);
+	return srpt_wc_wq ? 0 : -ENOMEM;
+}
+
+/* After every channel is gone (each one flushed its work). */
+void srpt_glue_wc_exit(void)
+{
+	destroy_workqueue(srpt_wc_wq);
+	srpt_wc_wq = NULL;
+}
+
+/* struct srpt_dp_ch.zlw_deferred */
+#define SRPT_ZLW_FLUSHED 1
+#define SRPT_ZLW_OK 2
 
 static struct ib_device *srpt_ch_dev(struct srpt_dp_ch *ch)
 {
@@ -38,7 +75,7 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
 
 /**
  * srpt_recv_done() - receive completion callback: an IU arrived
- * @cq: completion queue of the channel (shared CQ pool, IB_POLL_WORKQUEUE)
+ * @cq: the channel's receive CQ (shared CQ pool, IB_POLL_WORKQUEUE)
  * @wc: work completion; wr_cqe is the receive context's ib_cqe
  *
  * Makes the received bytes visible to the CPU and hands the receive context
@@ -48,7 +85,8 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
  * (flush on disconnect, or a transport error, logged rate-limited) only
  * returns the context to the ring.
  *
- * Context: the CQ's poll work (IB_POLL_WORKQUEUE); never sleeps.
+ * Context: the receive CQ's poll work (IB_POLL_WORKQUEUE); submitting to
+ * the target core may sleep.
  */
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -67,15 +105,23 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_core_dp_recv_done(r->ch->core, r->index, len, ok);
 }
 
+/* A send-side completion for wc_work (process context), in CQ order. */
+static void srpt_defer_wc(struct srpt_dp_ch *ch, struct llist_node *node,
+			  struct llist_head *list)
+{
+	llist_add(node, list);
+	queue_work(srpt_wc_wq, &ch->wc_work);
+}
+
 /**
  * srpt_send_done() - send completion callback: a response left the HCA
- * @cq: completion queue of the channel
+ * @cq: the channel's send CQ (IB_POLL_SOFTIRQ)
  * @wc: work completion of the SEND that carried an SRP_RSP; wr_cqe is the
  *	send context's send_cqe
  *
  * Returns the send context of the completed response and its send-queue
- * slots, and then serves IUs that wait for a send context, in arrival
- * order (ChannelCore::OnSendDone).
+ * slots; IUs that wait for a send context are then served in arrival
+ * order (ChannelCore::OnSendDone, docs/protocol-core-credits.md).
  *
  * Every response grants the initiator credit (req_lim_delta), so the
  * initiator may send its next request as soon as it has seen a response,
@@ -88,39 +134,48 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  * The port closes the race: such an IU waits on the channel's wait list
  * (under the channel lock), holding its receive buffer and the credit it
  * spent, and whichever context returns a send context makes sure the list
- * is served: this callback inline, the target core's last reference drop
- * through a work item. IUs are served one at a time, in arrival order;
- * none is dropped or answered BUSY, none overtakes an earlier one. A
- * context whose command the target core already released is freed here;
- * one still held by the target core goes back when the core drops it.
+ * is served: from here and from the target core's last reference drop,
+ * through the kick work item (serving it submits to the target core, which
+ * sleeps). IUs are served one at a time, in arrival order; none is dropped
+ * or answered BUSY, none overtakes an earlier one. A context whose command
+ * the target core already released is freed here; one still held by the
+ * target core goes back when the core drops it.
  *
- * Context: the CQ's poll work (IB_POLL_WORKQUEUE); takes the channel lock,
- * never sleeps.
+ * A failed completion disconnects the channel, and the core refuses the
+ * atomic path while responses wait for send-queue room (posting them may
+ * fail, which disconnects): both go to wc_work.
+ *
+ * Context: softirq; takes the channel lock, never sleeps.
  */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_glue_send *s =
 		container_of(wc->wr_cqe, struct srpt_glue_send, send_cqe);
+	struct srpt_dp_ch *ch = s->ch;
 
-	trace_srpt_send_done(s->ch->name, s->ch->qp->qp_num, s->index,
-			     wc->status);
-	if (wc->status != IB_WC_SUCCESS)
+	trace_srpt_send_done(ch->name, ch->qp->qp_num, s->index, wc->status);
+	s->send_ok = wc->status == IB_WC_SUCCESS;
+	if (s->send_ok) {
+		if (srpt_core_dp_send_done_atomic(ch->core, s->index))
+			return;
+	} else {
 		srpt_log_wc("sending a response", wc);
-	srpt_core_dp_send_done(s->ch->core, s->index,
-			       wc->status == IB_WC_SUCCESS);
+	}
+	srpt_defer_wc(ch, &s->send_deferred, &ch->send_deferred);
 }
 
 /**
  * srpt_rdma_read_done() - RDMA READ completion: write data has arrived
- * @cq: completion queue of the channel
+ * @cq: the channel's send CQ (IB_POLL_SOFTIRQ)
  * @wc: work completion of the last RDMA READ of a command's chain
  *
- * The data-out of a WRITE command is in the target's pages: the core
- * returns the send-queue slots of the chain and lets the target core
- * execute the command (target_execute_cmd()); on failure the command ends
- * with CHECK CONDITION.
+ * The data-out of a WRITE command is in the target's pages. Executing the
+ * command sleeps (the backend's submission), so the completion goes to
+ * wc_work, where the core returns the send-queue slots of the chain and
+ * lets the target core execute the command (target_execute_cmd()); on
+ * failure the command ends with CHECK CONDITION.
  *
- * Context: the CQ's poll work (IB_POLL_WORKQUEUE).
+ * Context: softirq.
  */
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -129,27 +184,58 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		srpt_log_wc("RDMA READ", wc);
-	srpt_core_dp_rdma_read_done(s->ch->core, s->index,
-				    wc->status == IB_WC_SUCCESS);
+	s->rdma_ok = wc->status == IB_WC_SUCCESS;
+	srpt_defer_wc(s->ch, &s->rdma_deferred, &s->ch->rdma_deferred);
 }
 
 /**
  * srpt_zlw_done() - completion of the zero-length write posted at close
- * @cq: completion queue of the channel
+ * @cq: the channel's send CQ (IB_POLL_SOFTIRQ)
  * @wc: work completion (normally flushed)
  *
- * Every work request posted before it has completed. Flushed (the QP is in
- * the error state): the core schedules the channel's release, once; still
- * successful: the QP is usable and the wait list is served.
+ * Every work request posted before it has completed. Handed to wc_work,
+ * which gives it to the core after the completions that came before it:
+ * flushed (the QP is in the error state), the core schedules the
+ * channel's release, once; still successful, the QP is usable and the
+ * wait list is served.
  *
- * Context: the CQ's poll work (IB_POLL_WORKQUEUE).
+ * Context: softirq.
  */
 static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_dp_ch *ch = container_of(wc->wr_cqe, struct srpt_dp_ch,
 					     zlw_cqe);
 
-	srpt_core_dp_zlw_done(ch->core, wc->status == IB_WC_SUCCESS);
+	atomic_set(&ch->zlw_deferred, wc->status == IB_WC_SUCCESS ?
+					      SRPT_ZLW_OK : SRPT_ZLW_FLUSHED);
+	queue_work(srpt_wc_wq, &ch->wc_work);
+}
+
+/*
+ * The send-side completions that need process context, each as the CQ
+ * would have delivered it. The zero-length write's flag is read first:
+ * every completion the send CQ delivered before it is then on the lists
+ * (llist_add() and atomic_xchg() order the two), so the core sees it last.
+ * A context may be handed over again once the core returned it (a new
+ * command's completion): the _safe walk reads the next node first.
+ *
+ * Context: srpt_wc_wq; may sleep.
+ */
+static void srpt_wc_work(struct work_struct *work)
+{
+	struct srpt_dp_ch *ch = container_of(work, struct srpt_dp_ch, wc_work);
+	int zlw = atomic_xchg(&ch->zlw_deferred, 0);
+	struct srpt_glue_send *s, *next;
+	struct llist_node *list;
+
+	list = llist_reverse_order(llist_del_all(&ch->rdma_deferred));
+	llist_for_each_entry_safe(s, next, list, rdma_deferred)
+		srpt_core_dp_rdma_read_done(ch->core, s->index, s->rdma_ok);
+	list = llist_reverse_order(llist_del_all(&ch->send_deferred));
+	llist_for_each_entry_safe(s, next, list, send_deferred)
+		srpt_core_dp_send_done(ch->core, s->index, s->send_ok);
+	if (zlw)
+		srpt_core_dp_zlw_done(ch->core, zlw == SRPT_ZLW_OK);
 }
 
 /**
@@ -176,6 +262,49 @@ static void srpt_qp_event(struct ib_event *event, void *ctx)
 		       ib_event_msg(event->event), event->event);
 		break;
 	}
+}
+
+static void srpt_cqs_put(struct srpt_dp_ch *ch)
+{
+	if (ch->send_cq)
+		ib_cq_pool_put(ch->send_cq, ch->send_cq_size);
+	ch->send_cq = NULL;
+	if (ch->cq)
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+	ch->cq = NULL;
+}
+
+/*
+ * The channel's two CQs from the device's shared pools: receives polled
+ * from a work item (their completion submits to the target core, which
+ * sleeps), the send queue's completions in softirq (see the top of this
+ * file).
+ */
+static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size)
+{
+	struct ib_device *dev = ch->device;
+	int ret;
+
+	ch->cq = ib_cq_pool_get(dev, rq_size, -1, IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		ch->cq = NULL;
+		pr_err("ib_srpt: failed to create a receive CQ of %d entries: %d\n",
+		       rq_size, ret);
+		return ret;
+	}
+	ch->cq_size = rq_size;
+	ch->send_cq = ib_cq_pool_get(dev, sq_size, -1, IB_POLL_SOFTIRQ);
+	if (IS_ERR(ch->send_cq)) {
+		ret = PTR_ERR(ch->send_cq);
+		ch->send_cq = NULL;
+		pr_err("ib_srpt: failed to create a send CQ of %d entries: %d\n",
+		       sq_size, ret);
+		srpt_cqs_put(ch);
+		return ret;
+	}
+	ch->send_cq_size = sq_size;
+	return 0;
 }
 
 static void srpt_dp_ch_free(struct srpt_dp_ch *ch)
@@ -211,6 +340,10 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	ch->n_recv = args->n_recv;
 	ch->n_send = args->n_send;
 	ch->zlw_cqe.done = srpt_zlw_done;
+	INIT_WORK(&ch->wc_work, srpt_wc_work);
+	init_llist_head(&ch->send_deferred);
+	init_llist_head(&ch->rdma_deferred);
+	atomic_set(&ch->zlw_deferred, 0);
 	init_completion(&ch->last_wqe);
 	ch->recv = kvcalloc(args->n_recv, sizeof(*ch->recv), GFP_KERNEL);
 	ch->send = kvcalloc(args->n_send, sizeof(*ch->send), GFP_KERNEL);
@@ -233,20 +366,14 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	}
 
 retry:
-	ch->cq = ib_cq_pool_get(dev, args->rq_size + sq_size, -1,
-				IB_POLL_WORKQUEUE);
-	if (IS_ERR(ch->cq)) {
-		ret = PTR_ERR(ch->cq);
-		pr_err("ib_srpt: failed to create a CQ of %d entries: %d\n",
-		       args->rq_size + sq_size, ret);
+	ret = srpt_cqs_get(ch, args->rq_size, sq_size);
+	if (ret)
 		goto free;
-	}
-	ch->cq_size = args->rq_size + sq_size;
 
 	memset(&qp_init, 0, sizeof(qp_init));
 	qp_init.qp_context = ch;
 	qp_init.event_handler = srpt_qp_event;
-	qp_init.send_cq = ch->cq;
+	qp_init.send_cq = ch->send_cq;
 	qp_init.recv_cq = ch->cq;
 	qp_init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_init.qp_type = IB_QPT_RC;
@@ -263,8 +390,7 @@ retry:
 
 	ret = ch->cm->create_qp(ch, &qp_init);
 	if (ret) {
-		ib_cq_pool_put(ch->cq, ch->cq_size);
-		ch->cq = NULL;
+		srpt_cqs_put(ch);
 		if (sq_size > SRPT_MIN_SQ_SIZE) {
 			pr_debug("ib_srpt: QP with sq_size %d failed (%d), retrying\n",
 				 sq_size, ret);
@@ -358,10 +484,11 @@ void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 	if (ch->qp) {
 		/* Every posted WR completes before the QP goes. */
 		srpt_drain_qp(ch);
+		/* ...and the core has seen those handed to process context. */
+		flush_work(&ch->wc_work);
 		ch->cm->destroy_qp(ch);
 		ch->qp = NULL;
-		ib_cq_pool_put(ch->cq, ch->cq_size);
-		ch->cq = NULL;
+		srpt_cqs_put(ch);
 	}
 	for (i = 0; i < ch->n_recv; i++)
 		if (ch->recv[i].mapped)

@@ -11,7 +11,9 @@
 #define SRPT_GLUE_CHANNEL_IB_H
 
 #include <linux/completion.h>
+#include <linux/llist.h>
 #include <linux/scatterlist.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
@@ -75,6 +77,15 @@ struct srpt_glue_send {
 	u32 n_rdma;                /* WRs of all rw contexts */
 	struct scatterlist imm_sg;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
+	/*
+	 * A completion handed from the send CQ's softirq poller to process
+	 * context (struct srpt_dp_ch.wc_work). A context has at most one
+	 * RDMA READ chain and one SEND outstanding, never both at once.
+	 */
+	struct llist_node send_deferred;
+	struct llist_node rdma_deferred;
+	bool send_ok;
+	bool rdma_ok;
 };
 
 /*
@@ -123,8 +134,19 @@ struct srpt_dp_ch {
 	struct ib_device *device;
 	u16 pkey;                   /* IB/CM: the REQ's P_Key */
 	struct ib_qp *qp;
-	struct ib_cq *cq;
+	struct ib_cq *cq;           /* receives, polled from a work item */
 	u32 cq_size;
+	struct ib_cq *send_cq;      /* SENDs, RDMA READs: softirq */
+	u32 send_cq_size;
+	/*
+	 * Send-side completions that need process context, in the order the
+	 * send CQ delivered them: the core serves them from wc_work (on
+	 * srpt_wc_wq, glue/channel_ib.c).
+	 */
+	struct work_struct wc_work;
+	struct llist_head send_deferred;
+	struct llist_head rdma_deferred;
+	atomic_t zlw_deferred;      /* 0, or SRPT_ZLW_FLUSHED / SRPT_ZLW_OK */
 	u32 port_num;
 	struct ib_cqe zlw_cqe;
 	struct completion last_wqe; /* SRQ QPs: IB_EVENT_QP_LAST_WQE_REACHED */

@@ -68,9 +68,12 @@ static int __init srpt_init_module(void)
 	ret = srpt_core_init(&params);
 	if (ret)
 		return ret;
-	ret = srpt_glue_dp_init();
+	ret = srpt_glue_wc_init();
 	if (ret)
 		goto exit_core;
+	ret = srpt_glue_dp_init();
+	if (ret)
+		goto exit_wc;
 
 	/*
 	 * The fabric first: adding a device may already involve the target
@@ -91,6 +94,8 @@ unregister_fabric:
 	srpt_fabric_unregister();
 exit_dp:
 	srpt_glue_dp_exit();
+exit_wc:
+	srpt_glue_wc_exit();
 exit_core:
 	srpt_core_exit();
 	return ret;
@@ -113,6 +118,7 @@ static void __exit srpt_cleanup_module(void)
 	srpt_ib_client_unregister();
 	srpt_fabric_unregister();
 	srpt_glue_dp_exit();
+	srpt_glue_wc_exit();
 	srpt_core_exit();
 }
 

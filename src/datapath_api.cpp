@@ -167,6 +167,12 @@ extern "C" SRPT_HOT_PATH void srpt_core_dp_send_done(srpt_core_ch *core_ch,
 	static_cast<Channel *>(core_ch)->OnSendDone(index, ok);
 }
 
+extern "C" SRPT_HOT_PATH bool
+srpt_core_dp_send_done_atomic(srpt_core_ch *core_ch, uint32_t index)
+{
+	return static_cast<Channel *>(core_ch)->OnSendDoneAtomic(index);
+}
+
 extern "C" SRPT_HOT_PATH void
 srpt_core_dp_rdma_read_done(srpt_core_ch *core_ch, uint32_t index, bool ok)
 {

@@ -192,6 +192,8 @@ public:
 	/* ---- data path, from the glue ---- */
 	void OnRecvDone(uint32_t index, uint32_t byte_len, bool ok);
 	void OnSendDone(uint32_t index, bool ok);
+	/* ChannelCore::OnSendDoneAtomic, for a successful SEND. */
+	bool OnSendDoneAtomic(uint32_t index);
 	void OnRdmaReadDone(uint32_t index, bool ok);
 	/* kQueueFull: LIO retries later. */
 	Status QueueResponse(uint32_t index, const CmdResponse &rsp);

@@ -98,6 +98,16 @@ inline void Channel::OnSendDone(uint32_t index, bool ok)
 		OnCompletionError("send");
 }
 
+inline bool Channel::OnSendDoneAtomic(uint32_t index)
+{
+	if (SRPT_WARN_ON(!Valid(index)))
+		return true;
+	/* Test knob: delivered later from its work item, as above. */
+	if (send_done_hold_.Hold(index))
+		return true;
+	return core_.OnSendDoneAtomic(core_.send_ring()[index]);
+}
+
 inline void Channel::OnRdmaReadDone(uint32_t index, bool ok)
 {
 	if (SRPT_WARN_ON(!Valid(index)))

@@ -47,7 +47,13 @@
 	X(uint64_t, send_errors)                                               \
 	X(uint64_t, recv_errors)                                               \
 	/* not posted: the channel disconnected */                             \
-	X(uint64_t, responses_lost)
+	X(uint64_t, responses_lost)                                            \
+	/*                                                                     \
+	 * Successful send completions the softirq path handed to process      \
+	 * context: responses waited for send-queue room, and posting one      \
+	 * may fail, which disconnects (sleeps).                               \
+	 */                                                                    \
+	X(uint64_t, send_done_deferred)
 
 /* What the channel adds: its login and test knob (Channel). */
 #define SRPT_CHANNEL_PROPERTIES(X)                                             \

@@ -211,7 +211,10 @@ enum srpt_dp_cm_event {
 void srpt_core_dp_cm_event(struct srpt_core_ch *core_ch,
 			   enum srpt_dp_cm_event event);
 
-/* Completions: CQ context (IB_POLL_WORKQUEUE), one at a time per channel. */
+/*
+ * Completions. Process context (the receive CQ's poll work, or the work
+ * item to which the glue hands send-side completions), each may sleep.
+ */
 void srpt_core_dp_recv_done(struct srpt_core_ch *core_ch, uint32_t index,
 			    uint32_t byte_len, bool ok);
 void srpt_core_dp_send_done(struct srpt_core_ch *core_ch, uint32_t index,
@@ -219,6 +222,13 @@ void srpt_core_dp_send_done(struct srpt_core_ch *core_ch, uint32_t index,
 void srpt_core_dp_rdma_read_done(struct srpt_core_ch *core_ch, uint32_t index,
 				 bool ok);
 void srpt_core_dp_zlw_done(struct srpt_core_ch *core_ch, bool ok);
+/*
+ * A successful SEND completed, in a context that must not sleep (the send
+ * CQ's softirq poller). False: nothing was done, call
+ * srpt_core_dp_send_done() from process context.
+ */
+bool srpt_core_dp_send_done_atomic(struct srpt_core_ch *core_ch,
+				   uint32_t index);
 
 /* The target core's fabric callbacks for command @index (any context). */
 struct srpt_dp_rsp {

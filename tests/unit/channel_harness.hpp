@@ -240,6 +240,29 @@ struct Harness {
 		return wr;
 	}
 
+	/*
+	 * Completes the oldest posted WR, a successful response, as the
+	 * kernel's send CQ does in softirq (OnSendDoneAtomic). A completion
+	 * the core refuses there goes to process context, as the glue's
+	 * wc_work takes it (OnSendDone). Returns whether the atomic path
+	 * took it.
+	 */
+	bool CompleteNextAtomic()
+	{
+		EXPECT_FALSE(sq.empty()) << "no WR posted";
+		if (sq.empty())
+			return false;
+		PostedWr wr = sq.front();
+		EXPECT_EQ(wr.kind, WrKind::kResponse) << "not a response";
+		if (wr.kind != WrKind::kResponse)
+			return false;
+		sq.pop_front();
+		if (core.OnSendDoneAtomic(*wr.s))
+			return true;
+		core.OnSendDone(*wr.s, true);
+		return false;
+	}
+
 	/* The target core drops its last reference on a command. */
 	void DropLastRef(SendCtx *s)
 	{

@@ -135,9 +135,10 @@ TEST(DatapathApi, EveryStatsFieldReachesTheCStruct)
 	EXPECT_EQ(out.req_lim, 1);
 	EXPECT_EQ(out.owed, 3);
 	EXPECT_EQ(out.responses_lost, 23u);
-	EXPECT_EQ(out.credits, 24u);
+	EXPECT_EQ(out.send_done_deferred, 24u);
+	EXPECT_EQ(out.credits, 25u);
 	EXPECT_TRUE(out.use_srq);
-	EXPECT_EQ(out.send_done_held_total, 31u);
+	EXPECT_EQ(out.send_done_held_total, 32u);
 }
 
 /*

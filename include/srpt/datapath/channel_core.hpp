@@ -19,12 +19,17 @@
  *
  * Concurrency. One spinlock (IRQ-safe) protects everything in here. The
  * entry points are called from:
- *   - the channel's CQ context (one at a time per channel): OnRecvDone,
- *     OnSendDone, OnRdmaReadDone, OnZeroLengthWriteDone; with the test
- *     knob test_send_done_delay_us, OnSendDone of a successful SEND runs
- *     later from a work item (SendDoneHold), concurrently with the CQ
- *     context: every entry point takes the lock and any context may be
- *     the drainer, so this changes only the timing;
+ *   - the receive CQ's poll work: OnRecvDone;
+ *   - the send CQ's softirq poller: OnSendDoneAtomic, concurrently with
+ *     the receive side (the kernel polls the two CQs apart);
+ *   - process context for the send side's completions that may sleep
+ *     (the glue's work item, in the order the send CQ delivered them):
+ *     OnSendDone (failed, or refused by OnSendDoneAtomic),
+ *     OnRdmaReadDone, OnZeroLengthWriteDone; with the test knob
+ *     test_send_done_delay_us, OnSendDone of a successful SEND runs later
+ *     from a work item (SendDoneHold). Every entry point takes the lock
+ *     and any context may be the drainer, so who runs what changes only
+ *     the timing;
  *   - the target core, any context: WritePending, QueueResponse,
  *     AbortedTask, ReleaseCmd;
  *   - the connection manager, process context: TransitionTo (OnRtu,
@@ -34,15 +39,17 @@
  * Hooks named Post*, and StateChanged, are called with the lock held (IRQs
  * off): they post work requests or record a move, and must neither sleep
  * nor call back into the core. All other hooks are called without the
- * lock, from CQ or work-item context (they may sleep), and may call back
- * into the core.
+ * lock, from CQ or work-item context, and may call back into the core;
+ * they may sleep, but for PutCmd and KickWaitList, which OnSendDoneAtomic
+ * calls in softirq.
  *
  * The wait list is served by one context at a time (the "drainer"), in
  * FIFO order, dropping the lock around each hand-off to the target core.
  * Whoever frees a send context while IUs wait makes sure a drainer runs:
- * the CQ context drains inline; any other context (the target core's last
- * reference drop) kicks the work item. Under the lock a free context and a
- * waiting IU never coexist without a drainer running or a kick pending.
+ * a completion in process context drains inline; any other context (the
+ * softirq send completion, the target core's last reference drop) kicks
+ * the work item. Under the lock a free context and a waiting IU never
+ * coexist without a drainer running or a kick pending.
  * The usual last reference is the one the send completion drops itself
  * (PutCmd): a ReleaseCmd while that call runs, whatever its context, leaves
  * the context to OnSendDone, which frees it and serves the wait list in
@@ -194,6 +201,18 @@ public:
 	 */
 	void OnSendDone(SendCtx &s, bool ok);
 
+	/*
+	 * The SEND of a response completed successfully, in a context that
+	 * must not sleep (the send CQ's softirq poller): as OnSendDone(@s,
+	 * true), except that a wait list that can move is served by the kick
+	 * work item instead of inline (the target core's submission sleeps).
+	 * Returns false, having changed nothing, when responses wait for
+	 * send-queue room: posting one may fail, and a lost response
+	 * disconnects the channel, which sleeps. The caller then calls
+	 * OnSendDone from process context.
+	 */
+	bool OnSendDoneAtomic(SendCtx &s);
+
 	/* The RDMA READ chain of a write command completed. */
 	void OnRdmaReadDone(SendCtx &s, bool ok);
 
@@ -275,6 +294,12 @@ private:
 	void DrainLocked(SpinLockGuard &guard) SRPT_REQUIRES(lock_);
 
 	void Dispatch(RecvCtx &r, SendCtx *s, IuKind kind);
+
+	/* Where a send completion runs: whether it may serve the wait list. */
+	enum class CompletionContext { kMaySleep, kAtomic };
+
+	/* OnSendDone and OnSendDoneAtomic: false only as the latter says. */
+	bool CompleteSend(SendCtx &s, bool ok, CompletionContext ctx);
 
 	/*
 	 * The end of a completion, in one lock hold: frees @freed (a send

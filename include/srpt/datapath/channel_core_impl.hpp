@@ -246,7 +246,30 @@ void ChannelCore<Env>::OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
 template <typename Env>
 void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 {
+	(void)CompleteSend(s, ok, CompletionContext::kMaySleep);
+}
+
+template <typename Env>
+bool ChannelCore<Env>::OnSendDoneAtomic(SendCtx &s)
+{
+	return CompleteSend(s, true, CompletionContext::kAtomic);
+}
+
+template <typename Env>
+bool ChannelCore<Env>::CompleteSend(SendCtx &s, bool ok, CompletionContext ctx)
+{
+	const bool atomic = ctx == CompletionContext::kAtomic;
 	SpinLockGuard guard(lock_);
+	/*
+	 * Responses waiting for send-queue room are posted below; a post
+	 * that fails loses its response and disconnects the channel, which
+	 * sleeps. Decided before anything changes, so that the caller can
+	 * hand the whole completion to process context.
+	 */
+	if (atomic && (!deferred_.empty() || !failed_deferred_.empty())) {
+		stats_.send_done_deferred++;
+		return false;
+	}
 	if (!ok)
 		stats_.send_errors++;
 	const CmdState prev = s.state_.state();
@@ -257,12 +280,22 @@ void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 	PostDeferredLocked();
 	const bool already_released = s.release_pending_;
 	const bool lost = !failed_deferred_.empty();
+	/* Nothing was deferred (tested above), so nothing failed. */
+	SRPT_WARN_ON(atomic && lost);
 	if (already_released) {
 		FreeCtxLocked(s);
+		if (!lost && atomic) {
+			/* Nothing to hand back: the work item serves it. */
+			const bool kick = NeedKickLocked();
+			guard.Release();
+			if (kick)
+				env_.KickWaitList();
+			return true;
+		}
 		if (!lost) {
 			/* Nothing to hand back: serve the wait list now. */
 			DrainLocked(guard);
-			return;
+			return true;
 		}
 	} else {
 		OpenPutWindow(s);
@@ -273,9 +306,11 @@ void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 	 * when the context was freed above, or IUs wait already. Otherwise
 	 * it runs only if the target core releases the context in the put
 	 * window; until then nothing was freed here, and another context
-	 * that frees one kicks the work item as usual.
+	 * that frees one kicks the work item as usual. An atomic completion
+	 * never drains (the target core's submission may sleep): it kicks
+	 * the work item instead, and promises nothing.
 	 */
-	const bool promised = already_released || !wait_.empty();
+	const bool promised = !atomic && (already_released || !wait_.empty());
 	if (promised)
 		pending_drainers_++;
 	guard.Release();
@@ -287,8 +322,19 @@ void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 		if (!TakePutWindow(s))
 			freed = &s; /* released inside PutCmd */
 	}
-	if (promised || freed)
+	if (atomic) {
+		if (freed) {
+			SpinLockGuard again(lock_);
+			FreeCtxLocked(*freed);
+			const bool kick = NeedKickLocked();
+			again.Release();
+			if (kick)
+				env_.KickWaitList();
+		}
+	} else if (promised || freed) {
 		FinishCompletion(freed, promised);
+	}
+	return true;
 }
 
 template <typename Env>
