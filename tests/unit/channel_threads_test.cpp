@@ -114,6 +114,8 @@ struct World {
 	std::mutex rq_mutex;
 	std::deque<RecvCtx *> rq;
 	Queue<CqEvent> cq;
+	/* Split CQs (the kernel's): the ACKs, and what softirq refused. */
+	Queue<SendCtx *> send_cq, wc;
 	Queue<SendCtx *> lio;
 	Queue<Rsp> to_initiator;
 	Queue<int> kicks;
@@ -166,7 +168,14 @@ void ThreadEnv::KickWaitList()
 	w->kicks.Push(1);
 }
 
-TEST(ChannelThreads, CreditsContextsAndOrderSurviveRealConcurrency)
+/*
+ * @split_cqs false: one CQ thread runs every completion in process context
+ * (OnSendDone). true, as the kernel does: a receive CQ thread, a send CQ
+ * thread standing for the softirq poller (OnSendDoneAtomic, never serving
+ * the wait list itself), and a thread for what it refuses (the glue's
+ * wc_work, OnSendDone), all beside each other.
+ */
+void RunRealConcurrency(bool split_cqs)
 {
 	constexpr uint64_t kIus = 20000;
 	World w;
@@ -204,6 +213,17 @@ TEST(ChannelThreads, CreditsContextsAndOrderSurviveRealConcurrency)
 			w.DropRef(*s);
 		}
 	};
+	std::thread send_cq_thread([&] {
+		SendCtx *s;
+		while (w.send_cq.Pop(s))
+			if (!w.core.OnSendDoneAtomic(*s))
+				w.wc.Push(s);
+	});
+	std::thread wc_thread([&] {
+		SendCtx *s;
+		while (w.wc.Pop(s))
+			w.core.OnSendDone(*s, true);
+	});
 	std::thread lio1(lio_fn), lio2(lio_fn);
 	std::thread kick_thread([&] {
 		int k;
@@ -217,8 +237,11 @@ TEST(ChannelThreads, CreditsContextsAndOrderSurviveRealConcurrency)
 			while (w.to_initiator.TryPop(rsp)) {
 				w.held += rsp.delta;
 				w.answered++;
-				w.cq.Push(
-				    {false, nullptr, rsp.s}); /* the ACK */
+				/* The ACK. */
+				if (split_cqs)
+					w.send_cq.Push(rsp.s);
+				else
+					w.cq.Push({false, nullptr, rsp.s});
 			}
 			if (next > kIus || w.held.load() == 0) {
 				std::this_thread::yield();
@@ -254,9 +277,13 @@ TEST(ChannelThreads, CreditsContextsAndOrderSurviveRealConcurrency)
 		std::this_thread::sleep_for(std::chrono::milliseconds(1));
 	}
 	w.cq.Close();
+	w.send_cq.Close();
+	w.wc.Close();
 	w.lio.Close();
 	w.kicks.Close();
 	cq_thread.join();
+	send_cq_thread.join();
+	wc_thread.join();
 	lio1.join();
 	lio2.join();
 	kick_thread.join();
@@ -277,14 +304,25 @@ TEST(ChannelThreads, CreditsContextsAndOrderSurviveRealConcurrency)
 	ASSERT_EQ(w.served.size(), kIus);
 	for (uint64_t i = 0; i < kIus; i++)
 		ASSERT_EQ(w.served[i], i + 1) << "served out of order";
-	std::printf("[ threads  ] %llu IUs, %llu waited, %llu kicks, %llu "
+	std::printf("[ threads  ] %s: %llu IUs, %llu waited, %llu kicks, %llu "
 		    "queue-full retries\n",
+		    split_cqs ? "split CQs" : "one CQ",
 		    (unsigned long long)kIus, (unsigned long long)st.ius_waited,
 		    (unsigned long long)st.kicks,
 		    (unsigned long long)st.queue_full);
 	(void)w.core.Disconnect();
 	EXPECT_EQ(w.core.Release(), 0u);
 	w.core.Destroy();
+}
+
+TEST(ChannelThreads, CreditsContextsAndOrderSurviveRealConcurrency)
+{
+	RunRealConcurrency(false);
+}
+
+TEST(ChannelThreads, SoftirqSendCompletionsKeepCreditsContextsAndOrder)
+{
+	RunRealConcurrency(true);
 }
 
 } // namespace

@@ -73,6 +73,10 @@ TEST(InterleavingChecker, RandomSchedules)
 		    "%llu of them by another context\n",
 		    (unsigned long long)g_cov.releases_in_put,
 		    (unsigned long long)g_cov.concurrent_releases_in_put);
+	std::printf("[ coverage ] %llu response completions in softirq, %llu "
+		    "of them refused to process context\n",
+		    (unsigned long long)g_cov.atomic_send_done,
+		    (unsigned long long)g_cov.atomic_refused);
 	/* A checker that never reaches the interesting paths checks nothing. */
 	if (n >= 1000) {
 		EXPECT_GT(g_cov.waited, 0u);
@@ -86,6 +90,8 @@ TEST(InterleavingChecker, RandomSchedules)
 		EXPECT_GT(g_cov.concurrent_disconnects, 0u);
 		EXPECT_GT(g_cov.releases_in_put, 0u);
 		EXPECT_GT(g_cov.concurrent_releases_in_put, 0u);
+		EXPECT_GT(g_cov.atomic_send_done, 0u);
+		EXPECT_GT(g_cov.atomic_refused, 0u);
 	}
 }
 

@@ -80,6 +80,12 @@ struct Coverage {
 	 * put window), and how many of them another context dropped.
 	 */
 	uint64_t releases_in_put = 0, concurrent_releases_in_put = 0;
+	/*
+	 * Successful response completions taken as the kernel's softirq
+	 * poller takes them (OnSendDoneAtomic), and how many of those it
+	 * refused to process context (responses waited for room).
+	 */
+	uint64_t atomic_send_done = 0, atomic_refused = 0;
 };
 inline Coverage g_cov;
 
@@ -290,6 +296,18 @@ protected:
 		    (ok ? "" : " (error)"));
 		SendCtx *const outer = completing_;
 		completing_ = wr.kind == WrKind::kResponse ? wr.s : nullptr;
+		/*
+		 * Half the successful responses complete as in the kernel,
+		 * in softirq; a refusal goes on in process context.
+		 */
+		if (wr.kind == WrKind::kResponse && ok && Percent(50)) {
+			Log("  (softirq)");
+			g_cov.atomic_send_done++;
+			if (!h_->CompleteNextAtomic())
+				g_cov.atomic_refused++;
+			completing_ = outer;
+			return;
+		}
 		PostedWr done = h_->CompleteNext(ok);
 		completing_ = outer;
 		if (done.kind == WrKind::kZlw &&
