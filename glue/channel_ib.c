@@ -18,6 +18,11 @@
  * completions (the command executes), failed completions (they
  * disconnect), the zero-length write, and a response completion the core
  * refuses to finish atomically (responses wait for send-queue room).
+ *
+ * A QP that receives from the device's SRQ keeps one CQ for both, polled
+ * from a work item, and its completions go to the core there: its
+ * teardown needs the send queue's drain to complete after every receive
+ * completion of the QP, which only one CQ orders (srpt_drain_qp()).
  */
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -145,7 +150,9 @@ static void srpt_defer_wc(struct srpt_dp_ch *ch, struct llist_node *node,
  * atomic path while responses wait for send-queue room (posting them may
  * fail, which disconnects): both go to wc_work.
  *
- * Context: softirq; takes the channel lock, never sleeps.
+ * Context: softirq; takes the channel lock, never sleeps. On a QP that
+ * receives from the SRQ (one CQ, polled from a work item) the completion
+ * goes to the core in that work, as every other completion there.
  */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -155,6 +162,12 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	trace_srpt_send_done(ch->name, ch->qp->qp_num, s->index, wc->status);
 	s->send_ok = wc->status == IB_WC_SUCCESS;
+	if (!ch->send_cq_softirq) {
+		if (!s->send_ok)
+			srpt_log_wc("sending a response", wc);
+		srpt_core_dp_send_done(ch->core, s->index, s->send_ok);
+		return;
+	}
 	if (s->send_ok) {
 		if (srpt_core_dp_send_done_atomic(ch->core, s->index))
 			return;
@@ -175,7 +188,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
  * lets the target core execute the command (target_execute_cmd()); on
  * failure the command ends with CHECK CONDITION.
  *
- * Context: softirq.
+ * Context: softirq (SRQ: the CQ's poll work, which calls the core itself).
  */
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -185,7 +198,10 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS)
 		srpt_log_wc("RDMA READ", wc);
 	s->rdma_ok = wc->status == IB_WC_SUCCESS;
-	srpt_defer_wc(s->ch, &s->rdma_deferred, &s->ch->rdma_deferred);
+	if (s->ch->send_cq_softirq)
+		srpt_defer_wc(s->ch, &s->rdma_deferred, &s->ch->rdma_deferred);
+	else
+		srpt_core_dp_rdma_read_done(s->ch->core, s->index, s->rdma_ok);
 }
 
 /**
@@ -199,13 +215,17 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * channel's release, once; still successful, the QP is usable and the
  * wait list is served.
  *
- * Context: softirq.
+ * Context: softirq (SRQ: the CQ's poll work, which calls the core itself).
  */
 static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_dp_ch *ch = container_of(wc->wr_cqe, struct srpt_dp_ch,
 					     zlw_cqe);
 
+	if (!ch->send_cq_softirq) {
+		srpt_core_dp_zlw_done(ch->core, wc->status == IB_WC_SUCCESS);
+		return;
+	}
 	atomic_set(&ch->zlw_deferred, wc->status == IB_WC_SUCCESS ?
 					      SRPT_ZLW_OK : SRPT_ZLW_FLUSHED);
 	queue_work(srpt_wc_wq, &ch->wc_work);
@@ -275,25 +295,30 @@ static void srpt_cqs_put(struct srpt_dp_ch *ch)
 }
 
 /*
- * The channel's two CQs from the device's shared pools: receives polled
- * from a work item (their completion submits to the target core, which
- * sleeps), the send queue's completions in softirq (see the top of this
- * file).
+ * The channel's CQs from the device's shared pools: receives polled from
+ * a work item (their completion submits to the target core, which
+ * sleeps), the send queue's completions in softirq; with an SRQ one CQ for
+ * both, polled from a work item (see the top of this file).
  */
-static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size)
+static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
+			bool srq)
 {
 	struct ib_device *dev = ch->device;
+	int cq_size = srq ? rq_size + sq_size : rq_size;
 	int ret;
 
-	ch->cq = ib_cq_pool_get(dev, rq_size, -1, IB_POLL_WORKQUEUE);
+	ch->send_cq_softirq = !srq;
+	ch->cq = ib_cq_pool_get(dev, cq_size, -1, IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
-		pr_err("ib_srpt: failed to create a receive CQ of %d entries: %d\n",
-		       rq_size, ret);
+		pr_err("ib_srpt: failed to create a CQ of %d entries: %d\n",
+		       cq_size, ret);
 		return ret;
 	}
-	ch->cq_size = rq_size;
+	ch->cq_size = cq_size;
+	if (srq)
+		return 0;
 	ch->send_cq = ib_cq_pool_get(dev, sq_size, -1, IB_POLL_SOFTIRQ);
 	if (IS_ERR(ch->send_cq)) {
 		ret = PTR_ERR(ch->send_cq);
@@ -366,14 +391,14 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	}
 
 retry:
-	ret = srpt_cqs_get(ch, args->rq_size, sq_size);
+	ret = srpt_cqs_get(ch, args->rq_size, sq_size, args->srq != NULL);
 	if (ret)
 		goto free;
 
 	memset(&qp_init, 0, sizeof(qp_init));
 	qp_init.qp_context = ch;
 	qp_init.event_handler = srpt_qp_event;
-	qp_init.send_cq = ch->send_cq;
+	qp_init.send_cq = ch->send_cq ? ch->send_cq : ch->cq;
 	qp_init.recv_cq = ch->cq;
 	qp_init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qp_init.qp_type = IB_QPT_RC;

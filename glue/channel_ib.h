@@ -136,8 +136,9 @@ struct srpt_dp_ch {
 	struct ib_qp *qp;
 	struct ib_cq *cq;           /* receives, polled from a work item */
 	u32 cq_size;
-	struct ib_cq *send_cq;      /* SENDs, RDMA READs: softirq */
+	struct ib_cq *send_cq;      /* SENDs, RDMA READs: softirq; NULL: cq */
 	u32 send_cq_size;
+	bool send_cq_softirq;       /* false with an SRQ: one CQ, cq */
 	/*
 	 * Send-side completions that need process context, in the order the
 	 * send CQ delivered them: the core serves them from wc_work (on
