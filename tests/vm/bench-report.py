@@ -206,6 +206,57 @@ for l, name in LUNS if cpu_files else []:
                                          "guest CPU per I/O, %s [%s]" % (label, name), "us", False, rounds, vals))
 
 
+# The SRP disk's mean request in the 128 KiB read jobs: the sectors over
+# the requests the initiator's disk completed between the job's two
+# /sys/block/<disk>/stat readings (TAG.disk), in KiB, start-up and ramp
+# included. A 128 KiB read reaches the target as one SCSI command only
+# when the block layer neither splits nor merges it, and every command
+# costs its own work on both sides: where this figure differs between A
+# and B, the 128k rows and their CPU per I/O differ without any change of
+# the target's cost per command (docs/data-path.md, "The send CQ in
+# softirq"). The 4 KiB jobs are always 4 KiB: no rows. Artifacts of an
+# older bench have no TAG.disk: no such rows. Some but not all: refused.
+DISK_JOBS = [("seqread128k-qd32", "128k seq read QD32")]
+
+
+def disk_kib_per_request(path):
+    """KiB per request the disk completed between the two readings of
+    TAG.disk ('before <stat>', 'after <stat>': reads 0, read sectors 2,
+    writes 4, written sectors 6)."""
+    info = {}
+    for line in open(path):
+        key, _, rest = line.strip().partition(" ")
+        info[key] = rest.split()
+    try:
+        before = [int(x) for x in info["before"]]
+        after = [int(x) for x in info["after"]]
+    except (KeyError, ValueError):
+        sys.exit("bench-report: %s is not 'before <disk stat>', 'after <disk stat>'" % path)
+    if min(len(before), len(after)) < 7:
+        sys.exit("bench-report: %s: a disk stat line of fewer than 7 fields" % path)
+    delta = [b - a for a, b in zip(before, after)]
+    requests = delta[0] + delta[4]
+    if requests <= 0:
+        sys.exit("bench-report: %s: no request completed between its two readings" % path)
+    return (delta[2] + delta[6]) * 512 / 1024.0 / requests
+
+
+disk_files = glob.glob(os.path.join(d, "r*-[AB]-*.disk"))
+result["disk_rows"] = bool(disk_files)
+for l, name in LUNS if disk_files else []:
+    for job, label in DISK_JOBS:
+        vals = {}
+        for side in "AB":
+            disks = by_round("r*-%s-%s-%s.disk" % (side, l, job))
+            if list(disks) != rounds:
+                sys.exit("bench-report: %s-%s has disk counters for rounds %s on %s, fio results for %s"
+                         % (l, job, list(disks), side, rounds))
+            vals[side] = [round(disk_kib_per_request(disks[r]), 1) for r in rounds]
+        result["rows"].append(paired_row("%s_%s_disk_kib_per_request" % (l, job.replace("-", "_")),
+                                         "SRP disk's KiB per request, %s [%s]" % (label, name), "KiB", True,
+                                         rounds, vals))
+
+
 def perftest(pattern, cols):
     """{round: [values of cols]} from perftest's text reports: the first
     line of numbers after the '#bytes' header (perftest prints one summary
@@ -437,6 +488,9 @@ if result["cpu_rows"]:
     print("(guest CPU per I/O: initiator and target together, in one guest; the initiator's share is the same on A and B)")
 else:
     print("guest CPU per I/O: not recorded (artifacts of an older bench)")
+if result["disk_rows"]:
+    print("(SRP disk's KiB per request: fio's 128 KiB reads as the initiator's disk completed them; below 128 split,"
+          " above merged: each request is one SCSI command)")
 if bside == "intree":
     print("NOTE: B ran the in-tree driver again (BENCH_B=intree): B/A shows run-to-run noise only.")
 for m in marks:

@@ -155,6 +155,27 @@ def pattern_cpu_counters(path, cpus, iowait=0):
                 % (CPU_BEFORE, 5000 + busy, 90000 + 2000 - busy, 100 + iowait))
 
 
+# The SRP disk's KiB per request in the 128 KiB read jobs, per round:
+# in-tree's unsplit (rd_mcp) and merged (iblock), the port's split in
+# some rounds. rd_mcp: A 128, B median 80, B/A 0.625, paired 0.625;
+# iblock (x2): A 256, B median 160.
+DISK_A = {"rd": [128] * 7, "nb": [256] * 7}
+DISK_B = [64, 128, 96, 64, 80, 128, 64]
+
+
+def disk_counters(path, kib):
+    """A job's TAG.disk (/sys/block/<disk>/stat before and after, 11
+    fields): 1000 requests of kib KiB on average, 995 reads and 5 writes
+    of 8 sectors each (in a read job: the guest's own), so that a report
+    that leaves the writes out, or reads the wrong fields, is off."""
+    sectors = int(kib * 2 * 1000)
+    before = "     200        0    51200      300        0        0        0        0        0      400      300"
+    after = ("%8d        0 %8d      900        5        0       40        2        0      900      902"
+             % (200 + 995, 51200 + sectors - 40))
+    with open(path, "w") as f:
+        f.write("before %s\nafter %s\n" % (before, after))
+
+
 def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_layout=False, load=None,
                    pattern_bw=PATTERN_BW, pattern_lat=PATTERN_LAT):
     """older_layout: the files as the bench wrote them before issue 16 (no
@@ -173,6 +194,11 @@ def make_artifacts(d, rounds=7, write_bw=WRITE_BW, write_lat=WRITE_LAT, older_la
                     fio_json(os.path.join(d, "r%d-%s-%s-%s.json" % (r, side, lun, job)), job, bases[(r - 1) % 7] * lf)
                     if not older_layout:
                         cpu_counters(os.path.join(d, "r%d-%s-%s-%s.cpu" % (r, side, lun, job)), side)
+                        kib = 4
+                        if job == "seqread128k-qd32":
+                            kib = DISK_A[lun][(r - 1) % 7] if side == "A" else \
+                                DISK_B[(r - 1) % 7] * (1 if lun == "rd" else 2)
+                        disk_counters(os.path.join(d, "r%d-%s-%s-%s.disk" % (r, side, lun, job)), kib)
             if not older_layout:
                 with open(os.path.join(d, "r%d-%s-srp_ch_count.txt" % (r, side)), "w") as f:
                     f.write("2\n")
@@ -231,7 +257,20 @@ def known_numbers(top):
     rc, out, js = run_report(d)
     check("7 rounds, quiet host: exit 0", rc == 0, "rc %d\n%s" % (rc, out))
     rows = {r["key"]: r for r in (js or {}).get("rows", [])}
-    check("all 18 rows (5 fio figures and 4 CPU per I/O x 2 LUNs)", len(rows) == 18, str(sorted(rows)))
+    check("all 20 rows (5 fio figures, 4 CPU per I/O and the 128k job's KiB per request x 2 LUNs)",
+          len(rows) == 20, str(sorted(rows)))
+    for lun, name, ma, mb in (("rd", "rd_mcp", 128, 80), ("nb", "iblock/null_blk", 256, 160)):
+        r = rows.get("%s_seqread128k_qd32_disk_kib_per_request" % lun, {})
+        check("KiB per request, %s 128k read: medians %g | %g, B/A 0.625, paired 0.625 (writes counted)"
+              % (name, ma, mb),
+              r.get("median_A") == ma and r.get("median_B") == mb and close(r.get("ratio"), 0.625) and
+              close(r.get("paired_ratio"), 0.625) and r.get("unit") == "KiB" and
+              r.get("B") == [x * (1 if lun == "rd" else 2) for x in DISK_B], str(r))
+        check("table: the %s KiB per request row" % name,
+              ("SRP disk's KiB per request, 128k seq read QD32 [%s]" % name) in out, out)
+    check("no KiB per request rows for the 4 KiB jobs",
+          not [k for k in rows if "disk" in k and "128k" not in k], str(sorted(rows)))
+    check("bench.json says disk rows", (js or {}).get("disk_rows") is True)
     ma, mb, rt, pr = CPU_RD_RANDREAD
     r = rows.get("rd_randread4k_qd32_cpu_us_per_io", {})
     check("CPU per I/O, rd_mcp randread QD32: medians %g | %g us, B/A %.3f, paired %.3f" % (ma, mb, rt, pr),
@@ -440,6 +479,7 @@ def older_artifacts(top):
     check("older artifacts: exit 0, floor n/a, load and CPU not recorded",
           rc == 0 and "pattern floor: n/a" in out and "host load: not recorded" in out and
           "guest CPU per I/O: not recorded" in out and js["cpu_rows"] is False and len(js["rows"]) == 10 and
+          js["disk_rows"] is False and "KiB per request" not in out and
           all(v["qd1_p50_x_floor"] is None for v in js["vs_raw"]) and js["host_load"] is None, "rc %d\n%s" % (rc, out))
 
 
@@ -479,6 +519,12 @@ def unusable_results(top):
          "CPU counters missing for one job of one round: exit 1", "CPU counters"),
         ("cpu-frozen", overwrite("r2-B-nb-randread4k-qd1.cpu", frozen), "CPU counters that did not move: exit 1",
          "no CPU time"),
+        ("disk-missing", remove("r3-B-rd-seqread128k-qd32.disk"),
+         "disk counters missing for the 128k job of one round: exit 1", "disk counters for rounds"),
+        ("disk-frozen", overwrite("r6-A-nb-seqread128k-qd32.disk", "before 1 0 8 0 0 0 0\nafter 1 0 8 0 0 0 0\n"),
+         "disk counters that did not move: exit 1", "no request completed"),
+        ("disk-garbled", overwrite("r1-A-rd-seqread128k-qd32.disk", "before 1 0 8\nafter 2 0 16\n"),
+         "a disk stat line of 3 fields: exit 1", "fewer than 7 fields"),
         ("pattern-bw-partial", remove("r5-srp_pattern_bw.txt"), "srp_pattern_bw missing in round 5: exit 1",
          "srp_pattern_bw ran in rounds"),
         ("pattern-bw-empty", overwrite("r2-srp_pattern_bw.txt", "commands=0\n"),
@@ -514,6 +560,20 @@ def unusable_results(top):
           js["floor_key"] == "rxe_srp_pattern_lat_qd1_4k_p50_us" and
           "rxe_srp_pattern_bw_cpus" not in keys and "rxe_srp_pattern_lat_cpus" not in keys and
           "guest CPUs busy" not in out, "rc %d\n%s" % (rc, out))
+
+
+def no_disk_counters(top):
+    # The bench before the disk counters wrote TAG.cpu but no TAG.disk:
+    # every other row, no KiB per request row, no refusal.
+    d = os.path.join(top, "no-disk")
+    make_artifacts(d, load=QUIET)
+    for f in os.listdir(d):
+        if f.endswith(".disk"):
+            os.remove(os.path.join(d, f))
+    rc, out, js = run_report(d, "--no-plot")
+    check("no disk counters in any round: exit 0, 18 rows, no KiB per request row or note",
+          rc == 0 and len(js["rows"]) == 18 and js["disk_rows"] is False and "KiB per request" not in out,
+          "rc %d\n%s" % (rc, out))
 
 
 def guest_clock(top):
@@ -579,7 +639,7 @@ def icount_layout(top):
         if not extra_iowait:
             check("icount, no perftest reports: exit 0, raw figures 'not measured under icount'",
                   rc == 0 and "raw rxe: not measured under icount" in out and js["raw_rxe"] == [] and js["vs_raw"] == [] and
-                  "SRP against the raw figures" not in out and len(js["rows"]) == 18, "rc %d\n%s" % (rc, out))
+                  "SRP against the raw figures" not in out and len(js["rows"]) == 20, "rc %d\n%s" % (rc, out))
             rc, out, js = run_report(d, "--no-plot")
             check("wall clock, no perftest reports: exit 1", rc == 1 and "missing perftest results" in out, "rc %d\n%s" % (rc, out))
     # The bench since srp_pattern_bw runs under icount too: the ceiling
@@ -631,7 +691,7 @@ top = tempfile.mkdtemp(prefix="selftest-bench-report.")
 try:
     for case in (known_numbers, ceiling_above_srp, ceiling_without_pattern_bw, floor_above_srp, round_order, too_few_rounds,
                  loaded_during_run, loaded_at_the_gate, no_run_samples, older_artifacts,
-                 unusable_results, guest_clock, icount_layout):
+                 unusable_results, no_disk_counters, guest_clock, icount_layout):
         try:
             case(top)
         except Exception:

@@ -34,15 +34,23 @@ bench_backstores
 # turns them into the guest's CPU time per I/O. The initiator side (fio,
 # the block layer, ib_srp) is the same on A and B, so B/A of that figure
 # moves with the target's CPU per I/O (and rxe's work on its behalf).
+# DEV's /sys/block stat before and after goes to $OUT/TAG.disk: the
+# requests and sectors the SRP disk completed, from which bench-report.py
+# takes the mean request (how many SCSI commands a job's I/Os became).
 fio_job() {
-	local tag=$1 dev=$2 cpu0 cpu1; shift 2
+	local tag=$1 dev=$2 cpu0 cpu1 disk0 disk1 stat; shift 2
+	stat=/sys/block/${dev#/dev/}/stat
+	[ -r "$stat" ] || fail "fio $tag: no $stat"
 	cpu0=$(head -n1 /proc/stat)
+	disk0=$(cat "$stat")
 	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio --size=${RD_MB}M \
 		--time_based --runtime="$RT" --ramp_time=2 --group_reporting --lat_percentiles=1 \
 		--output-format=json --output="$OUT/$tag.json" "$@" >/dev/null 2>&1 ||
 		fail "fio $tag failed"
 	cpu1=$(head -n1 /proc/stat)
+	disk1=$(cat "$stat")
 	cpu_counters "$OUT/$tag.cpu" "$cpu0" "$cpu1"
+	printf 'before %s\nafter %s\n' "$disk0" "$disk1" >"$OUT/$tag.disk"
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]
 r=j["read"]; w=j["write"]; e=j["error"]
 print("%-34s read %8.0f IOPS %7.1f MiB/s  write %8.0f IOPS  err=%d" % (sys.argv[2], r["iops"], r["bw"]/1024, w["iops"], e))
