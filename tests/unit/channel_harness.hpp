@@ -329,6 +329,15 @@ struct Harness {
 	ZlwOutcome last_zlw = ZlwOutcome::kNothing;
 };
 
+/* Lock round trips the calling thread takes in @fn. */
+template <typename Fn>
+uint64_t LocksOf(Fn &&fn)
+{
+	const uint64_t before = host::SpinLockAcquisitions();
+	fn();
+	return host::SpinLockAcquisitions() - before;
+}
+
 /*
  * A live channel with @credits credits, all used by commands 1..credits
  * (tags 1..credits), none answered yet.

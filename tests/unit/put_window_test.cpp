@@ -16,15 +16,6 @@ namespace srpt::test
 namespace
 {
 
-/* Lock round trips the calling thread takes in @fn. */
-template <typename Fn>
-uint64_t LocksOf(Fn &&fn)
-{
-	const uint64_t before = host::SpinLockAcquisitions();
-	fn();
-	return host::SpinLockAcquisitions() - before;
-}
-
 /* Answers and completes command @tag, then ends the channel. */
 void FinishWith(FullChannel &h, uint64_t tag)
 {

@@ -16,15 +16,6 @@ namespace srpt::test
 namespace
 {
 
-/* Lock round trips the calling thread takes in @fn. */
-template <typename Fn>
-uint64_t LocksOf(Fn &&fn)
-{
-	const uint64_t before = host::SpinLockAcquisitions();
-	fn();
-	return host::SpinLockAcquisitions() - before;
-}
-
 /* The usual completion: nothing waits, the context is back, two holds. */
 TEST(SendDoneAtomic, NothingWaitingReturnsTheContextWithoutAKick)
 {

@@ -190,20 +190,31 @@ def cpu_us_per_io(cpu_path, fio_path):
     return cpus / iops * 1e6
 
 
-cpu_files = glob.glob(os.path.join(d, "r*-[AB]-*.cpu"))
-result["cpu_rows"] = bool(cpu_files)
-for l, name in LUNS if cpu_files else []:
-    for job, label in FIO_JOBS:
-        vals = {}
-        for side in "AB":
-            cpus = by_round("r*-%s-%s-%s.cpu" % (side, l, job))
-            if list(cpus) != rounds:
-                sys.exit("bench-report: %s-%s has CPU counters for rounds %s on %s, fio results for %s"
-                         % (l, job, list(cpus), side, rounds))
-            jsons = by_round("r*-%s-%s-%s.json" % (side, l, job))
-            vals[side] = [round(cpu_us_per_io(cpus[r], jsons[r]), 1) for r in rounds]
-        result["rows"].append(paired_row("%s_%s_cpu_us_per_io" % (l, job.replace("-", "_")),
-                                         "guest CPU per I/O, %s [%s]" % (label, name), "us", False, rounds, vals))
+def counter_rows(ext, what, jobs, value, key, label, unit, higher_is_better):
+    """Rows from the counters the guest wrote around each fio job
+    (r<N>-<side>-<lun>-<job>.<ext>), per LUN and job of jobs: value(counter
+    file, the job's fio JSON) per round and side. None of them: no rows
+    (False). Some but not all rounds: refused, naming what."""
+    if not glob.glob(os.path.join(d, "r*-[AB]-*." + ext)):
+        return False
+    for l, name in LUNS:
+        for job, job_label in jobs:
+            vals = {}
+            for side in "AB":
+                files = by_round("r*-%s-%s-%s.%s" % (side, l, job, ext))
+                if list(files) != rounds:
+                    sys.exit("bench-report: %s-%s has %s for rounds %s on %s, fio results for %s"
+                             % (l, job, what, list(files), side, rounds))
+                jsons = by_round("r*-%s-%s-%s.json" % (side, l, job))
+                vals[side] = [round(value(files[r], jsons[r]), 1) for r in rounds]
+            result["rows"].append(paired_row("%s_%s_%s" % (l, job.replace("-", "_"), key),
+                                             "%s, %s [%s]" % (label, job_label, name), unit, higher_is_better,
+                                             rounds, vals))
+    return True
+
+
+result["cpu_rows"] = counter_rows("cpu", "CPU counters", FIO_JOBS, cpu_us_per_io, "cpu_us_per_io",
+                                  "guest CPU per I/O", "us", False)
 
 
 # The SRP disk's mean request in the 128 KiB read jobs: the sectors over
@@ -241,20 +252,8 @@ def disk_kib_per_request(path):
     return (delta[2] + delta[6]) * 512 / 1024.0 / requests
 
 
-disk_files = glob.glob(os.path.join(d, "r*-[AB]-*.disk"))
-result["disk_rows"] = bool(disk_files)
-for l, name in LUNS if disk_files else []:
-    for job, label in DISK_JOBS:
-        vals = {}
-        for side in "AB":
-            disks = by_round("r*-%s-%s-%s.disk" % (side, l, job))
-            if list(disks) != rounds:
-                sys.exit("bench-report: %s-%s has disk counters for rounds %s on %s, fio results for %s"
-                         % (l, job, list(disks), side, rounds))
-            vals[side] = [round(disk_kib_per_request(disks[r]), 1) for r in rounds]
-        result["rows"].append(paired_row("%s_%s_disk_kib_per_request" % (l, job.replace("-", "_")),
-                                         "SRP disk's KiB per request, %s [%s]" % (label, name), "KiB", True,
-                                         rounds, vals))
+result["disk_rows"] = counter_rows("disk", "disk counters", DISK_JOBS, lambda disk, _: disk_kib_per_request(disk),
+                                   "disk_kib_per_request", "SRP disk's KiB per request", "KiB", True)
 
 
 def perftest(pattern, cols):
