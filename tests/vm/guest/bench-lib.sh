@@ -60,6 +60,37 @@ check_side_taint() {
 	SIDE_TAINT=$taint
 }
 
+# reserve_fio_hugepages: huge pages for fio's buffers (fio_job's
+# --iomem=shmhuge), reserved before the backstores fill the guest's
+# memory. fio takes one System V segment of iodepth x block size, rounded
+# up to whole huge pages: 4 MiB for the 128k QD32 job, so 2-3 pages; 8
+# leave room. Fewer than 4 reserved (a fragmented guest) fails the bench:
+# without them the 128k job's command stream would again depend on the
+# boot (in the first run with the disk's counters, 5 Dec 2026, the same
+# fio reads reached in-tree merged into 210-332 KiB requests and the port
+# split into 67-68 KiB ones).
+reserve_fio_hugepages() {
+	local n
+	echo 8 >/proc/sys/vm/nr_hugepages || fail "cannot reserve huge pages (vm.nr_hugepages)"
+	n=$(awk '/^HugePages_Total:/ {print $2}' /proc/meminfo)
+	[ "${n:-0}" -ge 4 ] || fail "only ${n:-0} huge pages reserved for fio's buffers (want 8, at least 4)"
+	echo "fio buffers: $n huge pages of $(awk '/^Hugepagesize:/ {print $2 $3}' /proc/meminfo)"
+}
+
+# srp_disk_prepare DEV FILE: the SRP disk as the bench measures it: its
+# block layer does not merge requests (nomerges=2), so that each fio I/O
+# is one SCSI command whichever target answers; its queue limits (what
+# would split a request) go to FILE.
+srp_disk_prepare() {
+	local dev=$1 file=$2 q=/sys/block/${1#/dev/}/queue k
+	[ -d "$q" ] || fail "no $q"
+	echo 2 >"$q/nomerges" || fail "cannot turn merging off on $dev ($q/nomerges)"
+	for k in nomerges max_sectors_kb max_hw_sectors_kb max_segments max_segment_size nr_requests; do
+		printf '%s %s\n' "$k" "$(cat "$q/$k")"
+	done >"$file"
+	echo "$dev: $(tr '\n' ' ' <"$file")"
+}
+
 # cpu_counters FILE BEFORE AFTER: the guest's CPU counters around a
 # measurement into FILE (TAG.cpu): the CPU count and the aggregate 'cpu'
 # line of /proc/stat (read with `head -n1 /proc/stat`) before and after it.

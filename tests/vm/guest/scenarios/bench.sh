@@ -26,6 +26,7 @@ echo "A=intree B=$B ROUNDS=$ROUNDS RUNTIME=$RT PERFTEST=${BENCH_PERFTEST:-1} CPU
 
 modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
+reserve_fio_hugepages
 bench_backstores
 
 # fio_job TAG DEV fio-args...: one fio job, its JSON in $OUT/TAG.json and
@@ -37,13 +38,18 @@ bench_backstores
 # DEV's /sys/block stat before and after goes to $OUT/TAG.disk: the
 # requests and sectors the SRP disk completed, from which bench-report.py
 # takes the mean request (how many SCSI commands a job's I/Os became).
+# fio's buffers are huge pages (--iomem=shmhuge, reserve_fio_hugepages):
+# each 128 KiB buffer is one physically contiguous segment, so no read is
+# split for want of segments, whatever memory the guest had left in that
+# boot; with the disk's merging off (srp_disk_prepare) every fio I/O is
+# one SCSI command on A and on B.
 fio_job() {
 	local tag=$1 dev=$2 cpu0 cpu1 disk0 disk1 stat; shift 2
 	stat=/sys/block/${dev#/dev/}/stat
 	[ -r "$stat" ] || fail "fio $tag: no $stat"
 	cpu0=$(head -n1 /proc/stat)
 	disk0=$(cat "$stat")
-	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio --size=${RD_MB}M \
+	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio --size=${RD_MB}M --iomem=shmhuge \
 		--time_based --runtime="$RT" --ramp_time=2 --group_reporting --lat_percentiles=1 \
 		--output-format=json --output="$OUT/$tag.json" "$@" >/dev/null 2>&1 ||
 		fail "fio $tag failed"
@@ -180,6 +186,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		echo "$side $drv: rd_mcp $DEV_LUN0, iblock $DEV_LUN1, $SRP_CH channels (ib_srpt taint '$SIDE_TAINT')"
 		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
 			l=${lun%%:*} dev=${lun#*:}
+			srp_disk_prepare "$dev" "$OUT/r$r-$side-$l-queue.txt"
 			fio_job "r$r-$side-$l-randread4k-qd32" "$dev" --rw=randread --bs=4k --iodepth=32
 			fio_job "r$r-$side-$l-randwrite4k-qd32" "$dev" --rw=randwrite --bs=4k --iodepth=32
 			fio_job "r$r-$side-$l-seqread128k-qd32" "$dev" --rw=read --bs=128k --iodepth=32
