@@ -429,6 +429,17 @@ if LOAD_COUNTS and load:
     if load["loaded_samples"]:
         marks.append("LOADED: not a verdict (other load above %.2f CPUs in %d of %d 10 s samples, up to %.2f CPUs)"
                      % (args.max_load, load["loaded_samples"], len(load["samples"]), load["max_other_cpus"]))
+# The 128k rows compare targets only where both saw the same commands: the
+# SRP disk's KiB per request (median over the rounds) of A and B more than
+# STREAM_TOLERANCE apart means the block layer split or merged one side's
+# reads otherwise (the bench before huge-page buffers and nomerges: in-tree
+# 210-332 KiB, the port 67-68 KiB in one boot, 5 Dec 2026).
+STREAM_TOLERANCE = 0.02
+for r in result["rows"]:
+    if r["key"].endswith("_disk_kib_per_request") and r["median_A"] and \
+            abs(r["median_B"] / r["median_A"] - 1) > STREAM_TOLERANCE:
+        marks.append("not a verdict: the 128k rows compare different command streams (%s: A %s, B %s)"
+                     % (r["label"], fmt(r["median_A"], "%.1f"), fmt(r["median_B"], "%.1f")))
 result["marks"] = marks
 result["verdict"] = not marks
 result["forced"] = args.force
