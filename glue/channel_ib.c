@@ -50,6 +50,11 @@ int srpt_glue_wc_init(void)
 	return srpt_wc_wq ? 0 : -ENOMEM;
 }
 
+struct workqueue_struct *srpt_glue_wc_wq(void)
+{
+	return srpt_wc_wq;
+}
+
 /* After every channel is gone (each one flushed its work). */
 void srpt_glue_wc_exit(void)
 {

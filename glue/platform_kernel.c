@@ -16,6 +16,7 @@
 
 #include <srpt/platform.h>
 #include "platform_kernel.h"
+#include "glue.h"
 
 /* The core uses Linux errno values under its own names. */
 static_assert(SRPT_EPERM == EPERM && SRPT_ENOENT == ENOENT);
@@ -228,11 +229,28 @@ void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
 	srpt_work_set_class(&w->work, cls);
 	w->fn = fn;
 	w->ctx = ctx;
+	/*
+	 * A channel's kick serves the IUs that wait for a send context or
+	 * for send-queue room: it continues the send completions that freed
+	 * them (which in-tree serves in ib_core's CQ poll work). So it runs
+	 * where the send side's completions that sleep run: high priority,
+	 * with a rescuer, so that it makes progress under memory pressure.
+	 */
+	w->on_wc_wq = cls == SRPT_WORK_CHANNEL_KICK;
 }
 
 bool srpt_work_queue(void *work)
 {
-	return schedule_work(&((struct srpt_kwork *)work)->work);
+	struct srpt_kwork *w = work;
+	struct workqueue_struct *wq = system_wq;
+
+	if (w->on_wc_wq) {
+		wq = srpt_glue_wc_wq();
+		/* Only channels kick; they exist between module init and exit. */
+		if (WARN_ON_ONCE(!wq))
+			wq = system_wq;
+	}
+	return queue_work(wq, &w->work);
 }
 
 bool srpt_work_cancel_sync(void *work)

@@ -8,7 +8,9 @@
 #     idle no credit is lost (req_lim == credits, nothing in flight, every
 #     send context free, wait list empty). The login asks for ch_count=2:
 #     the session must have exactly 2 channels and fio's I/O must reach
-#     both (each channel's ius_received grows by > 100);
+#     both (each channel's ius_received grows by > 100); the kicks that
+#     serve the waiting IUs run on ib_srpt_wc (high priority, with a
+#     rescuer), not on the system workqueue (workqueue_queue_work events);
 #  1b. the seed's race: test_send_done_delay_us 10000 holds every successful
 #     send completion 10 ms, and each channel gets exactly as many send
 #     contexts as the initiator can have commands outstanding (the SCSI
@@ -35,6 +37,29 @@ KNOB=$DBG/test_send_ctx_limit
 [ -w "$KNOB" ] || fail "no test knob $KNOB"
 DELAY=$DBG/test_send_done_delay_us
 [ -w "$DELAY" ] || fail "no test knob $DELAY"
+
+# kick_trace_on / kick_trace_off FILE: the port's work items of the
+# generic kind (srpt_kwork_fn) queued on ib_srpt_wc between the two calls
+# (workqueue_queue_work events), into FILE. The kick is the only such
+# work the port queues there (the completions' own work is another
+# function), so each line is a channel kick.
+TR=/sys/kernel/tracing
+kick_trace_on() {
+	mountpoint -q $TR || mount -t tracefs nodev $TR || fail "mount tracefs"
+	echo 0 >$TR/tracing_on
+	: >$TR/trace
+	echo 'workqueue == "ib_srpt_wc"' >$TR/events/workqueue/workqueue_queue_work/filter ||
+		fail "filter workqueue_queue_work on ib_srpt_wc"
+	echo 1 >$TR/events/workqueue/workqueue_queue_work/enable || fail "enable workqueue_queue_work"
+	echo 1 >$TR/tracing_on
+}
+kick_trace_off() {
+	echo 0 >$TR/tracing_on
+	echo 0 >$TR/events/workqueue/workqueue_queue_work/enable
+	echo 0 >$TR/events/workqueue/workqueue_queue_work/filter
+	grep -F 'function=srpt_kwork_fn ' $TR/trace >"$1"
+	: >$TR/trace
+}
 
 # snapshot_received FILE: "<channel dir> <ius_received>" per channel
 snapshot_received() {
@@ -65,11 +90,13 @@ CANQ=$(cat "/sys/class/scsi_host/$SRP_HOST/can_queue")
 OUTSTANDING=$((QDEPTH < CANQ ? QDEPTH : CANQ))
 echo "initiator: LUN queue_depth $QDEPTH, can_queue $CANQ"
 snapshot_received /tmp/rx0
+kick_trace_on
 fio --name=waitlist --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=64 \
 	--rw=randwrite --bs=4k --size=16M --verify=crc32c --do_verify=1 --verify_fatal=1 \
 	--output="$OUT/fio-waitlist.txt" >/dev/null 2>&1 || { cat "$OUT/fio-waitlist.txt"; fail "fio verify with 4 send contexts"; }
 grep -q 'err= 0' "$OUT/fio-waitlist.txt" || fail "fio verify with 4 send contexts reported errors"
 ok "fio QD 64 verify with 4 send contexts per channel"
+kick_trace_off "$OUT/kick-queues.txt"
 snapshot_received /tmp/rx1
 join /tmp/rx0 /tmp/rx1 | tee "$OUT/multichannel.txt" | while read -r c a b; do
 	echo "channel $c: ius_received $a -> $b (+$((b - a)))"
@@ -82,6 +109,9 @@ show_stats
 waited=$(stat_sum ius_waited)
 [ "$waited" -gt 0 ] || fail "no IU ever waited for a send context (ius_waited 0)"
 ok "IUs waited for send contexts: $waited (max depth $(stat_sum wait_max_depth) summed over channels)"
+kicks=$(grep -c 'workqueue=ib_srpt_wc ' "$OUT/kick-queues.txt")
+[ "$kicks" -gt 0 ] || fail "IUs waited ($waited) but no channel kick was queued on ib_srpt_wc ($OUT/kick-queues.txt)"
+ok "the kicks that served them ran on ib_srpt_wc ($kicks queued)"
 check_credits "wait list"
 srp_logout
 wait_target_idle 30
