@@ -7,17 +7,21 @@
  * completion to the core. Every completion callback has the same shape:
  * recover the context from wc->wr_cqe, quiet on flush errors, one call.
  *
- * Two CQs per channel. Receives complete on one polled from a work item
- * (IB_POLL_WORKQUEUE, as in-tree): their callback submits to the target
- * core, which sleeps. The send queue's completions (responses, RDMA READ
- * chains, the zero-length write) complete on one polled in softirq
- * (IB_POLL_SOFTIRQ): a successful response's completion, the usual one,
- * only returns its context and credit (srpt_core_dp_send_done_atomic),
- * and saves the wake-up of a poll work per command. What may sleep goes
- * to the channel's wc_work on srpt_wc_wq, in arrival order: RDMA READ
- * completions (the command executes), failed completions (they
- * disconnect), the zero-length write, and a response completion the core
- * refuses to finish atomically (responses wait for send-queue room).
+ * Two CQs per channel, both polled in softirq (IB_POLL_SOFTIRQ). The send
+ * queue's (responses, RDMA READ chains, the zero-length write): a
+ * successful response's completion, the usual one, only returns its
+ * context and credit (srpt_core_dp_send_done_atomic), and saves the
+ * wake-up of a poll work per command. What may sleep goes to the
+ * channel's wc_work on srpt_wc_wq, in arrival order: every received IU
+ * (submitting it to the target core sleeps), RDMA READ completions (the
+ * command executes), failed completions (they disconnect), the
+ * zero-length write, and a response completion the core refuses to finish
+ * atomically (responses wait for send-queue room). srpt_wc_wq is a bound
+ * queue of normal priority, as LIO's completion queue is: the target
+ * core's completion work that a submission queues on this CPU then runs
+ * in the worker that submitted, after it, without waking another worker
+ * (in-tree's receives run in ib_core's high-priority pool, so each
+ * command wakes a second worker for its response).
  *
  * A QP that receives from the device's SRQ keeps one CQ for both, polled
  * from a work item, and its completions go to the core there: its
@@ -37,16 +41,18 @@
 #define SRPT_MIN_SQ_SIZE 16
 
 /*
- * Where send-side completions that may sleep run (struct srpt_dp_ch.wc_work).
- * As ib_core's own CQ poll queue (not exported): high priority, and with a
- * rescuer, since executing a WRITE's command may be what frees memory.
+ * Where completions that may sleep run (struct srpt_dp_ch.wc_work), and
+ * the channels' kicks. Per-CPU and of normal priority, like LIO's
+ * target_completion queue, so that both share the CPU's worker pool: the
+ * response work a command's submission queues is run by the same worker
+ * once wc_work returns, with no wake-up (see the top of this file). With
+ * a rescuer, since executing a WRITE's command may be what frees memory.
  */
 static struct workqueue_struct *srpt_wc_wq;
 
 int srpt_glue_wc_init(void)
 {
-	srpt_wc_wq = alloc_workqueue("ib_srpt_wc", WQ_HIGHPRI | WQ_MEM_RECLAIM,
-				     0);
+	srpt_wc_wq = alloc_workqueue("ib_srpt_wc", WQ_MEM_RECLAIM, 0);
 	return srpt_wc_wq ? 0 : -ENOMEM;
 }
 
@@ -83,9 +89,17 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status), wc->status);
 }
 
+/* A completion for wc_work (process context), in CQ order. */
+static void srpt_defer_wc(struct srpt_dp_ch *ch, struct llist_node *node,
+			  struct llist_head *list)
+{
+	llist_add(node, list);
+	queue_work(srpt_wc_wq, &ch->wc_work);
+}
+
 /**
  * srpt_recv_done() - receive completion callback: an IU arrived
- * @cq: the channel's receive CQ (shared CQ pool, IB_POLL_WORKQUEUE)
+ * @cq: the channel's receive CQ (IB_POLL_SOFTIRQ; SRQ: IB_POLL_WORKQUEUE)
  * @wc: work completion; wr_cqe is the receive context's ib_cqe
  *
  * Makes the received bytes visible to the CPU and hands the receive context
@@ -93,10 +107,10 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
  * initiator spent, classifies the IU and serves it, or queues it on the
  * channel's wait list when no send context is free. A failed completion
  * (flush on disconnect, or a transport error, logged rate-limited) only
- * returns the context to the ring.
+ * returns the context to the ring. Serving an IU submits to the target
+ * core, which sleeps: the completion goes to wc_work, in CQ order.
  *
- * Context: the receive CQ's poll work (IB_POLL_WORKQUEUE); submitting to
- * the target core may sleep.
+ * Context: softirq (SRQ: the CQ's poll work, which calls the core itself).
  */
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -112,15 +126,13 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		srpt_log_wc("receive", wc);
 	}
-	srpt_core_dp_recv_done(r->ch->core, r->index, len, ok);
-}
-
-/* A send-side completion for wc_work (process context), in CQ order. */
-static void srpt_defer_wc(struct srpt_dp_ch *ch, struct llist_node *node,
-			  struct llist_head *list)
-{
-	llist_add(node, list);
-	queue_work(srpt_wc_wq, &ch->wc_work);
+	if (!r->ch->softirq_cqs) {
+		srpt_core_dp_recv_done(r->ch->core, r->index, len, ok);
+		return;
+	}
+	r->rx_len = len;
+	r->rx_ok = ok;
+	srpt_defer_wc(r->ch, &r->rx_deferred, &r->ch->rx_deferred);
 }
 
 /**
@@ -167,7 +179,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	trace_srpt_send_done(ch->name, ch->qp->qp_num, s->index, wc->status);
 	s->send_ok = wc->status == IB_WC_SUCCESS;
-	if (!ch->send_cq_softirq) {
+	if (!ch->softirq_cqs) {
 		if (!s->send_ok)
 			srpt_log_wc("sending a response", wc);
 		srpt_core_dp_send_done(ch->core, s->index, s->send_ok);
@@ -203,7 +215,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS)
 		srpt_log_wc("RDMA READ", wc);
 	s->rdma_ok = wc->status == IB_WC_SUCCESS;
-	if (s->ch->send_cq_softirq)
+	if (s->ch->softirq_cqs)
 		srpt_defer_wc(s->ch, &s->rdma_deferred, &s->ch->rdma_deferred);
 	else
 		srpt_core_dp_rdma_read_done(s->ch->core, s->index, s->rdma_ok);
@@ -227,7 +239,7 @@ static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_dp_ch *ch = container_of(wc->wr_cqe, struct srpt_dp_ch,
 					     zlw_cqe);
 
-	if (!ch->send_cq_softirq) {
+	if (!ch->softirq_cqs) {
 		srpt_core_dp_zlw_done(ch->core, wc->status == IB_WC_SUCCESS);
 		return;
 	}
@@ -237,12 +249,14 @@ static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * The send-side completions that need process context, each as the CQ
- * would have delivered it. The zero-length write's flag is read first:
- * every completion the send CQ delivered before it is then on the lists
+ * The completions that need process context, each as its CQ would have
+ * delivered it. The zero-length write's flag is read first: every
+ * completion the send CQ delivered before it is then on the lists
  * (llist_add() and atomic_xchg() order the two), so the core sees it last.
- * A context may be handed over again once the core returned it (a new
- * command's completion): the _safe walk reads the next node first.
+ * The send side's go first: they return send contexts and send-queue
+ * slots, which the received IUs after them take. A context may be handed
+ * over again once the core returned it (a new command's completion, a
+ * reposted receive): the _safe walk reads the next node first.
  *
  * Context: srpt_wc_wq; may sleep.
  */
@@ -251,6 +265,7 @@ static void srpt_wc_work(struct work_struct *work)
 	struct srpt_dp_ch *ch = container_of(work, struct srpt_dp_ch, wc_work);
 	int zlw = atomic_xchg(&ch->zlw_deferred, 0);
 	struct srpt_glue_send *s, *next;
+	struct srpt_glue_recv *r, *rnext;
 	struct llist_node *list;
 
 	list = llist_reverse_order(llist_del_all(&ch->rdma_deferred));
@@ -259,6 +274,9 @@ static void srpt_wc_work(struct work_struct *work)
 	list = llist_reverse_order(llist_del_all(&ch->send_deferred));
 	llist_for_each_entry_safe(s, next, list, send_deferred)
 		srpt_core_dp_send_done(ch->core, s->index, s->send_ok);
+	list = llist_reverse_order(llist_del_all(&ch->rx_deferred));
+	llist_for_each_entry_safe(r, rnext, list, rx_deferred)
+		srpt_core_dp_recv_done(ch->core, r->index, r->rx_len, r->rx_ok);
 	if (zlw)
 		srpt_core_dp_zlw_done(ch->core, zlw == SRPT_ZLW_OK);
 }
@@ -300,10 +318,9 @@ static void srpt_cqs_put(struct srpt_dp_ch *ch)
 }
 
 /*
- * The channel's CQs from the device's shared pools: receives polled from
- * a work item (their completion submits to the target core, which
- * sleeps), the send queue's completions in softirq; with an SRQ one CQ for
- * both, polled from a work item (see the top of this file).
+ * The channel's CQs from the device's shared pools, both polled in
+ * softirq (what sleeps goes to wc_work); with an SRQ one CQ for both,
+ * polled from a work item (see the top of this file).
  */
 static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 			bool srq)
@@ -312,8 +329,9 @@ static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 	int cq_size = srq ? rq_size + sq_size : rq_size;
 	int ret;
 
-	ch->send_cq_softirq = !srq;
-	ch->cq = ib_cq_pool_get(dev, cq_size, -1, IB_POLL_WORKQUEUE);
+	ch->softirq_cqs = !srq;
+	ch->cq = ib_cq_pool_get(dev, cq_size, -1,
+				srq ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
@@ -371,6 +389,7 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	ch->n_send = args->n_send;
 	ch->zlw_cqe.done = srpt_zlw_done;
 	INIT_WORK(&ch->wc_work, srpt_wc_work);
+	init_llist_head(&ch->rx_deferred);
 	init_llist_head(&ch->send_deferred);
 	init_llist_head(&ch->rdma_deferred);
 	atomic_set(&ch->zlw_deferred, 0);

@@ -32,6 +32,15 @@ struct srpt_glue_recv {
 	void *buf;
 	u64 dma;
 	bool mapped;
+	/*
+	 * The completion, handed from the receive CQ's softirq poller to
+	 * struct srpt_dp_ch.wc_work: bytes received (0 when it failed). A
+	 * receive context completes once per post, so it is on the list at
+	 * most once.
+	 */
+	struct llist_node rx_deferred;
+	u32 rx_len;
+	bool rx_ok;
 };
 
 struct srpt_glue_rw {
@@ -134,17 +143,19 @@ struct srpt_dp_ch {
 	struct ib_device *device;
 	u16 pkey;                   /* IB/CM: the REQ's P_Key */
 	struct ib_qp *qp;
-	struct ib_cq *cq;           /* receives, polled from a work item */
+	struct ib_cq *cq;           /* receives: softirq; SRQ: work, both */
 	u32 cq_size;
 	struct ib_cq *send_cq;      /* SENDs, RDMA READs: softirq; NULL: cq */
 	u32 send_cq_size;
-	bool send_cq_softirq;       /* false with an SRQ: one CQ, cq */
+	bool softirq_cqs;           /* false with an SRQ: one CQ, cq, polled
+				     * from ib_core's work item */
 	/*
-	 * Send-side completions that need process context, in the order the
-	 * send CQ delivered them: the core serves them from wc_work (on
-	 * srpt_wc_wq, glue/channel_ib.c).
+	 * Completions that need process context, in the order each CQ
+	 * delivered them: the core serves them from wc_work (on srpt_wc_wq,
+	 * glue/channel_ib.c). Every received IU goes this way.
 	 */
 	struct work_struct wc_work;
+	struct llist_head rx_deferred;
 	struct llist_head send_deferred;
 	struct llist_head rdma_deferred;
 	atomic_t zlw_deferred;      /* 0, or SRPT_ZLW_FLUSHED / SRPT_ZLW_OK */

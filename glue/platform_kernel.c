@@ -233,8 +233,9 @@ void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
 	 * A channel's kick serves the IUs that wait for a send context or
 	 * for send-queue room: it continues the send completions that freed
 	 * them (which in-tree serves in ib_core's CQ poll work). So it runs
-	 * where the send side's completions that sleep run: high priority,
-	 * with a rescuer, so that it makes progress under memory pressure.
+	 * where the channel's completions that sleep run (ib_srpt_wc, whose
+	 * pool LIO's completion work shares), with a rescuer, so that it
+	 * makes progress under memory pressure.
 	 */
 	w->on_wc_wq = cls == SRPT_WORK_CHANNEL_KICK;
 }

@@ -219,9 +219,9 @@ enum srpt_work_class {
  * Storage of SRPT_WORK_SIZE bytes aligned to SRPT_WORK_ALIGN.
  * Contract: srpt_work_queue() from any context; returns false when the work
  * was already pending. @fn runs later in process context: a channel's kick
- * (SRPT_WORK_CHANNEL_KICK) on the high-priority queue that also runs the
- * send side's completions that sleep (it has a rescuer), every other class
- * on the system workqueue. srpt_work_cancel_sync() sleeps.
+ * (SRPT_WORK_CHANNEL_KICK) on the queue that also runs the channel's
+ * completions that sleep (it has a rescuer), every other class on the
+ * system workqueue. srpt_work_cancel_sync() sleeps.
  */
 void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
 		    enum srpt_work_class cls);
