@@ -9,8 +9,8 @@
 #     send context free, wait list empty). The login asks for ch_count=2:
 #     the session must have exactly 2 channels and fio's I/O must reach
 #     both (each channel's ius_received grows by > 100); the kicks that
-#     serve the waiting IUs run on ib_srpt_wc (high priority, with a
-#     rescuer), not on the system workqueue (workqueue_queue_work events);
+#     serve the waiting IUs run on ib_srpt_wc (with a rescuer), not on
+#     the system workqueue (workqueue_queue_work events);
 #  1b. the seed's race: test_send_done_delay_us 10000 holds every successful
 #     send completion 10 ms, and each channel gets exactly as many send
 #     contexts as the initiator can have commands outstanding (the SCSI
@@ -20,6 +20,12 @@
 #     the initiator already used the credit of a response whose send
 #     completion the target has not processed; they wait, are served in
 #     order (fio verify), and no credit or context is lost;
+#  1c. one worker per command: at QD 1, LIO's completion work of a command
+#     (target_complete_ok_work, which sends the response) runs in the
+#     worker that ran the channel's srpt_wc_work (the IU's submission)
+#     just before it on that CPU, for at least 90 % of the commands: the
+#     two queues share the CPU's pool, so the response needs no second
+#     worker's wake-up (workqueue_execute_start events; docs/data-path.md);
 #  2. task management under load: sg_reset -d (LUN RESET) in a loop during
 #     fio verify: no corruption, no hang, credits conserved;
 #  3. relogin loop: login, dd+cmp, logout, RELOGINS times; the module
@@ -153,6 +159,40 @@ srp_logout
 wait_target_idle 30
 echo 0 >"$DELAY"
 echo 0 >"$KNOB"
+
+step "1c. one worker per command: QD 1 reads, LIO's response work beside the submission"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+mountpoint -q $TR || mount -t tracefs nodev $TR || fail "mount tracefs"
+echo 0 >$TR/tracing_on
+: >$TR/trace
+echo 1 >$TR/events/workqueue/workqueue_execute_start/enable || fail "enable workqueue_execute_start"
+echo 1 >$TR/tracing_on
+fio --name=qd1 --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=1 \
+	--rw=randread --bs=4k --size=16M --number_ios=2000 \
+	--output="$OUT/fio-one-worker.txt" >/dev/null 2>&1 || { cat "$OUT/fio-one-worker.txt"; fail "fio QD 1 reads"; }
+echo 0 >$TR/tracing_on
+echo 0 >$TR/events/workqueue/workqueue_execute_start/enable
+grep -E 'function (srpt_wc_work|target_complete_ok_work)' $TR/trace >"$OUT/one-worker-trace.txt"
+: >$TR/trace
+# Per CPU, the pid of the last srpt_wc_work; each target_complete_ok_work
+# after one counts as "same" when its pid is that one.
+read -r total after same < <(awk '
+	{ pid = $1; sub(/.*-/, "", pid); cpu = $2 }
+	/function srpt_wc_work/ { last[cpu] = pid; next }
+	/function target_complete_ok_work/ {
+		total++
+		if (cpu in last) { after++; if (last[cpu] == pid) same++ }
+	}
+	END { print total + 0, after + 0, same + 0 }' "$OUT/one-worker-trace.txt")
+echo "LIO response works $total, after an srpt_wc_work on their CPU $after, in the same worker $same" |
+	tee "$OUT/one-worker.txt"
+[ "$total" -ge 1000 ] || fail "only $total target_complete_ok_work executions traced for 2000 QD 1 reads ($OUT/one-worker-trace.txt)"
+[ $((same * 100)) -ge $((total * 90)) ] ||
+	fail "LIO's response work ran in the submitting worker for only $same of $total commands: a second worker is woken per command ($OUT/one-worker-trace.txt)"
+ok "LIO's response work ran in the worker that submitted the command: $same of $total"
+check_credits "one worker per command"
+srp_logout
+wait_target_idle 30
 
 step "2. task management under load: sg_reset -d during fio verify"
 srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
