@@ -7,21 +7,25 @@
  * completion to the core. Every completion callback has the same shape:
  * recover the context from wc->wr_cqe, quiet on flush errors, one call.
  *
- * Two CQs per channel, both polled in softirq (IB_POLL_SOFTIRQ). The send
- * queue's (responses, RDMA READ chains, the zero-length write): a
- * successful response's completion, the usual one, only returns its
- * context and credit (srpt_core_dp_send_done_atomic), and saves the
- * wake-up of a poll work per command. What may sleep goes to the
- * channel's wc_work on srpt_wc_wq, in arrival order: every received IU
- * (submitting it to the target core sleeps), RDMA READ completions (the
- * command executes), failed completions (they disconnect), the
- * zero-length write, and a response completion the core refuses to finish
- * atomically (responses wait for send-queue room). srpt_wc_wq is a bound
- * queue of normal priority, as LIO's completion queue is: the target
- * core's completion work that a submission queues on this CPU then runs
- * in the worker that submitted, after it, without waking another worker
- * (in-tree's receives run in ib_core's high-priority pool, so each
- * command wakes a second worker for its response).
+ * Two CQs per channel. Receives complete on the channel's own CQ, whose
+ * event queues rx_work on srpt_wc_wq, which polls it and submits each IU
+ * to the target core (which sleeps). srpt_wc_wq is a bound queue of
+ * normal priority, as LIO's completion queue is: the response work that
+ * a submission queues on this CPU (target_complete_cmd()) then runs in
+ * the same worker right after rx_work, without waking another one.
+ * In-tree's receives run in ib_core's CQ poll work, whose pool is high
+ * priority, so each command wakes a second worker for its response; a
+ * pool CQ cannot be polled from another queue, hence the own CQ.
+ *
+ * The send queue's completions (responses, RDMA READ chains, the
+ * zero-length write) complete on a pool CQ polled in softirq
+ * (IB_POLL_SOFTIRQ): a successful response's completion, the usual one,
+ * only returns its context and credit (srpt_core_dp_send_done_atomic),
+ * and saves the wake-up of a poll work per command. What may sleep goes
+ * to the channel's wc_work on srpt_wc_wq, in arrival order: RDMA READ
+ * completions (the command executes), failed completions (they
+ * disconnect), the zero-length write, and a response completion the core
+ * refuses to finish atomically (responses wait for send-queue room).
  *
  * A QP that receives from the device's SRQ keeps one CQ for both, polled
  * from a work item, and its completions go to the core there: its
@@ -41,12 +45,13 @@
 #define SRPT_MIN_SQ_SIZE 16
 
 /*
- * Where completions that may sleep run (struct srpt_dp_ch.wc_work), and
- * the channels' kicks. Per-CPU and of normal priority, like LIO's
- * target_completion queue, so that both share the CPU's worker pool: the
- * response work a command's submission queues is run by the same worker
- * once wc_work returns, with no wake-up (see the top of this file). With
- * a rescuer, since executing a WRITE's command may be what frees memory.
+ * Where receives are polled (struct srpt_dp_ch.rx_work), send-side
+ * completions that may sleep run (wc_work), and the channels' kicks.
+ * Per-CPU and of normal priority, like LIO's target_completion queue, so
+ * that both share the CPU's worker pool: the response work a command's
+ * submission queues is run by the same worker once rx_work returns, with
+ * no wake-up (see the top of this file). With a rescuer, since executing
+ * a command may be what frees memory.
  */
 static struct workqueue_struct *srpt_wc_wq;
 
@@ -89,17 +94,9 @@ static void srpt_log_wc(const char *what, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status), wc->status);
 }
 
-/* A completion for wc_work (process context), in CQ order. */
-static void srpt_defer_wc(struct srpt_dp_ch *ch, struct llist_node *node,
-			  struct llist_head *list)
-{
-	llist_add(node, list);
-	queue_work(srpt_wc_wq, &ch->wc_work);
-}
-
 /**
  * srpt_recv_done() - receive completion callback: an IU arrived
- * @cq: the channel's receive CQ (IB_POLL_SOFTIRQ; SRQ: IB_POLL_WORKQUEUE)
+ * @cq: the channel's receive CQ (its own; SRQ: a pool CQ, IB_POLL_WORKQUEUE)
  * @wc: work completion; wr_cqe is the receive context's ib_cqe
  *
  * Makes the received bytes visible to the CPU and hands the receive context
@@ -107,10 +104,10 @@ static void srpt_defer_wc(struct srpt_dp_ch *ch, struct llist_node *node,
  * initiator spent, classifies the IU and serves it, or queues it on the
  * channel's wait list when no send context is free. A failed completion
  * (flush on disconnect, or a transport error, logged rate-limited) only
- * returns the context to the ring. Serving an IU submits to the target
- * core, which sleeps: the completion goes to wc_work, in CQ order.
+ * returns the context to the ring.
  *
- * Context: softirq (SRQ: the CQ's poll work, which calls the core itself).
+ * Context: rx_work on srpt_wc_wq (SRQ: the pool CQ's poll work);
+ * submitting to the target core may sleep.
  */
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -126,13 +123,60 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		srpt_log_wc("receive", wc);
 	}
-	if (!r->ch->softirq_cqs) {
-		srpt_core_dp_recv_done(r->ch->core, r->index, len, ok);
-		return;
-	}
-	r->rx_len = len;
-	r->rx_ok = ok;
-	srpt_defer_wc(r->ch, &r->rx_deferred, &r->ch->rx_deferred);
+	srpt_core_dp_recv_done(r->ch->core, r->index, len, ok);
+}
+
+/*
+ * The receive CQ's event: completions are waiting (the CQ was armed).
+ * Context: the device's completion context (softirq, hardirq, or rdma_rxe's
+ * task); never sleeps.
+ */
+static void srpt_rx_cq_event(struct ib_cq *cq, void *ctx)
+{
+	struct srpt_dp_ch *ch = ctx;
+
+	queue_work(srpt_wc_wq, &ch->rx_work);
+}
+
+/* At most this many receive completions per run of rx_work. */
+#define SRPT_RX_POLL_BUDGET 64
+
+/*
+ * Polls the receive CQ and hands each completion to its wr_cqe (a receive,
+ * or ib_drain_rq()'s marker), then arms the CQ, polling again for what
+ * arrived before the arming; past the budget it queues itself again, so
+ * that the work LIO queued behind it (responses) runs in between. As
+ * ib_core's poll work does it, on this module's queue.
+ *
+ * Context: srpt_wc_wq; may sleep.
+ */
+static void srpt_rx_work(struct work_struct *work)
+{
+	struct srpt_dp_ch *ch = container_of(work, struct srpt_dp_ch, rx_work);
+	struct ib_wc *wc = ch->rx_wc;
+	int done = 0;
+	int n, i;
+
+	do {
+		while ((n = ib_poll_cq(ch->cq, SRPT_RX_POLL_BATCH, wc)) > 0) {
+			for (i = 0; i < n; i++)
+				wc[i].wr_cqe->done(ch->cq, &wc[i]);
+			done += n;
+			if (done >= SRPT_RX_POLL_BUDGET) {
+				queue_work(srpt_wc_wq, &ch->rx_work);
+				return;
+			}
+		}
+	} while (ib_req_notify_cq(ch->cq, IB_CQ_NEXT_COMP |
+				  IB_CQ_REPORT_MISSED_EVENTS) > 0);
+}
+
+/* A send-side completion for wc_work (process context), in CQ order. */
+static void srpt_defer_wc(struct srpt_dp_ch *ch, struct llist_node *node,
+			  struct llist_head *list)
+{
+	llist_add(node, list);
+	queue_work(srpt_wc_wq, &ch->wc_work);
 }
 
 /**
@@ -179,7 +223,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	trace_srpt_send_done(ch->name, ch->qp->qp_num, s->index, wc->status);
 	s->send_ok = wc->status == IB_WC_SUCCESS;
-	if (!ch->softirq_cqs) {
+	if (!ch->split_cqs) {
 		if (!s->send_ok)
 			srpt_log_wc("sending a response", wc);
 		srpt_core_dp_send_done(ch->core, s->index, s->send_ok);
@@ -215,7 +259,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS)
 		srpt_log_wc("RDMA READ", wc);
 	s->rdma_ok = wc->status == IB_WC_SUCCESS;
-	if (s->ch->softirq_cqs)
+	if (s->ch->split_cqs)
 		srpt_defer_wc(s->ch, &s->rdma_deferred, &s->ch->rdma_deferred);
 	else
 		srpt_core_dp_rdma_read_done(s->ch->core, s->index, s->rdma_ok);
@@ -239,7 +283,7 @@ static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_dp_ch *ch = container_of(wc->wr_cqe, struct srpt_dp_ch,
 					     zlw_cqe);
 
-	if (!ch->softirq_cqs) {
+	if (!ch->split_cqs) {
 		srpt_core_dp_zlw_done(ch->core, wc->status == IB_WC_SUCCESS);
 		return;
 	}
@@ -249,14 +293,12 @@ static void srpt_zlw_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * The completions that need process context, each as its CQ would have
- * delivered it. The zero-length write's flag is read first: every
- * completion the send CQ delivered before it is then on the lists
+ * The send-side completions that need process context, each as the CQ
+ * would have delivered it. The zero-length write's flag is read first:
+ * every completion the send CQ delivered before it is then on the lists
  * (llist_add() and atomic_xchg() order the two), so the core sees it last.
- * The send side's go first: they return send contexts and send-queue
- * slots, which the received IUs after them take. A context may be handed
- * over again once the core returned it (a new command's completion, a
- * reposted receive): the _safe walk reads the next node first.
+ * A context may be handed over again once the core returned it (a new
+ * command's completion): the _safe walk reads the next node first.
  *
  * Context: srpt_wc_wq; may sleep.
  */
@@ -265,7 +307,6 @@ static void srpt_wc_work(struct work_struct *work)
 	struct srpt_dp_ch *ch = container_of(work, struct srpt_dp_ch, wc_work);
 	int zlw = atomic_xchg(&ch->zlw_deferred, 0);
 	struct srpt_glue_send *s, *next;
-	struct srpt_glue_recv *r, *rnext;
 	struct llist_node *list;
 
 	list = llist_reverse_order(llist_del_all(&ch->rdma_deferred));
@@ -274,9 +315,6 @@ static void srpt_wc_work(struct work_struct *work)
 	list = llist_reverse_order(llist_del_all(&ch->send_deferred));
 	llist_for_each_entry_safe(s, next, list, send_deferred)
 		srpt_core_dp_send_done(ch->core, s->index, s->send_ok);
-	list = llist_reverse_order(llist_del_all(&ch->rx_deferred));
-	llist_for_each_entry_safe(r, rnext, list, rx_deferred)
-		srpt_core_dp_recv_done(ch->core, r->index, r->rx_len, r->rx_ok);
 	if (zlw)
 		srpt_core_dp_zlw_done(ch->core, zlw == SRPT_ZLW_OK);
 }
@@ -307,20 +345,52 @@ static void srpt_qp_event(struct ib_event *event, void *ctx)
 	}
 }
 
+/* After the QP is gone: no completion, hence no event, can come. */
 static void srpt_cqs_put(struct srpt_dp_ch *ch)
 {
 	if (ch->send_cq)
 		ib_cq_pool_put(ch->send_cq, ch->send_cq_size);
 	ch->send_cq = NULL;
-	if (ch->cq)
+	if (ch->cq && ch->split_cqs)
+		ib_destroy_cq(ch->cq);
+	else if (ch->cq)
 		ib_cq_pool_put(ch->cq, ch->cq_size);
 	ch->cq = NULL;
 }
 
+/* Spreads the channels' own receive CQs over the device's vectors. */
+static atomic_t srpt_rx_cq_vector = ATOMIC_INIT(0);
+
 /*
- * The channel's CQs from the device's shared pools, both polled in
- * softirq (what sleeps goes to wc_work); with an SRQ one CQ for both,
- * polled from a work item (see the top of this file).
+ * The channel's receive CQ, its own (srpt_rx_cq_event() queues rx_work),
+ * armed before any receive is posted.
+ */
+static struct ib_cq *srpt_rx_cq_create(struct srpt_dp_ch *ch, int size)
+{
+	struct ib_device *dev = ch->device;
+	struct ib_cq_init_attr attr = {
+		.cqe = size,
+		.comp_vector = (u32)atomic_inc_return(&srpt_rx_cq_vector) %
+			       max(dev->num_comp_vectors, 1),
+	};
+	struct ib_cq *cq;
+	int ret;
+
+	cq = ib_create_cq(dev, srpt_rx_cq_event, NULL, ch, &attr);
+	if (IS_ERR(cq))
+		return cq;
+	ret = ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	if (ret) {
+		ib_destroy_cq(cq);
+		return ERR_PTR(ret);
+	}
+	return cq;
+}
+
+/*
+ * The channel's CQs: receives on its own CQ, polled by rx_work, the send
+ * queue's on a pool CQ polled in softirq; with an SRQ one pool CQ for
+ * both, polled from ib_core's work item (see the top of this file).
  */
 static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 			bool srq)
@@ -329,9 +399,11 @@ static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 	int cq_size = srq ? rq_size + sq_size : rq_size;
 	int ret;
 
-	ch->softirq_cqs = !srq;
-	ch->cq = ib_cq_pool_get(dev, cq_size, -1,
-				srq ? IB_POLL_WORKQUEUE : IB_POLL_SOFTIRQ);
+	ch->split_cqs = !srq;
+	if (srq)
+		ch->cq = ib_cq_pool_get(dev, cq_size, -1, IB_POLL_WORKQUEUE);
+	else
+		ch->cq = srpt_rx_cq_create(ch, cq_size);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
@@ -389,7 +461,7 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	ch->n_send = args->n_send;
 	ch->zlw_cqe.done = srpt_zlw_done;
 	INIT_WORK(&ch->wc_work, srpt_wc_work);
-	init_llist_head(&ch->rx_deferred);
+	INIT_WORK(&ch->rx_work, srpt_rx_work);
 	init_llist_head(&ch->send_deferred);
 	init_llist_head(&ch->rdma_deferred);
 	atomic_set(&ch->zlw_deferred, 0);
@@ -533,7 +605,12 @@ void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 	if (ch->qp) {
 		/* Every posted WR completes before the QP goes. */
 		srpt_drain_qp(ch);
-		/* ...and the core has seen those handed to process context. */
+		/*
+		 * ...and the core has seen them: ib_drain_qp() returns once
+		 * rx_work handed its marker over, maybe before the rest of
+		 * that poll; wc_work has the send side's that may sleep.
+		 */
+		flush_work(&ch->rx_work);
 		flush_work(&ch->wc_work);
 		ch->cm->destroy_qp(ch);
 		ch->qp = NULL;

@@ -24,6 +24,9 @@
 
 struct srpt_glue_device;
 
+/* Completions rx_work takes from the receive CQ per ib_poll_cq() call. */
+#define SRPT_RX_POLL_BATCH 16
+
 struct srpt_glue_recv {
 	struct ib_cqe cqe;
 	struct srpt_dp_ch *ch;
@@ -32,15 +35,6 @@ struct srpt_glue_recv {
 	void *buf;
 	u64 dma;
 	bool mapped;
-	/*
-	 * The completion, handed from the receive CQ's softirq poller to
-	 * struct srpt_dp_ch.wc_work: bytes received (0 when it failed). A
-	 * receive context completes once per post, so it is on the list at
-	 * most once.
-	 */
-	struct llist_node rx_deferred;
-	u32 rx_len;
-	bool rx_ok;
 };
 
 struct srpt_glue_rw {
@@ -143,19 +137,24 @@ struct srpt_dp_ch {
 	struct ib_device *device;
 	u16 pkey;                   /* IB/CM: the REQ's P_Key */
 	struct ib_qp *qp;
-	struct ib_cq *cq;           /* receives: softirq; SRQ: work, both */
+	/*
+	 * Receives: the channel's own CQ, polled by rx_work on srpt_wc_wq
+	 * (glue/channel_ib.c). SRQ: a pool CQ for both queues, polled from
+	 * ib_core's work item.
+	 */
+	struct ib_cq *cq;
 	u32 cq_size;
 	struct ib_cq *send_cq;      /* SENDs, RDMA READs: softirq; NULL: cq */
 	u32 send_cq_size;
-	bool softirq_cqs;           /* false with an SRQ: one CQ, cq, polled
-				     * from ib_core's work item */
+	bool split_cqs;             /* cq is the channel's own, send_cq set */
+	struct work_struct rx_work;
+	struct ib_wc rx_wc[SRPT_RX_POLL_BATCH];
 	/*
-	 * Completions that need process context, in the order each CQ
-	 * delivered them: the core serves them from wc_work (on srpt_wc_wq,
-	 * glue/channel_ib.c). Every received IU goes this way.
+	 * Send-side completions that need process context, in the order the
+	 * send CQ delivered them: the core serves them from wc_work (on
+	 * srpt_wc_wq, glue/channel_ib.c).
 	 */
 	struct work_struct wc_work;
-	struct llist_head rx_deferred;
 	struct llist_head send_deferred;
 	struct llist_head rdma_deferred;
 	atomic_t zlw_deferred;      /* 0, or SRPT_ZLW_FLUSHED / SRPT_ZLW_OK */

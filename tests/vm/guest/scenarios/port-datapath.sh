@@ -22,7 +22,7 @@
 #     order (fio verify), and no credit or context is lost;
 #  1c. one worker per command: at QD 1, LIO's completion work of a command
 #     (target_complete_ok_work, which sends the response) runs in the
-#     worker that ran the channel's srpt_wc_work (the IU's submission)
+#     worker that ran the channel's srpt_rx_work (the IU's submission)
 #     just before it on that CPU, for at least 90 % of the commands: the
 #     two queues share the CPU's pool, so the response needs no second
 #     worker's wake-up (workqueue_execute_start events; docs/data-path.md);
@@ -172,19 +172,19 @@ fio --name=qd1 --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=1 \
 	--output="$OUT/fio-one-worker.txt" >/dev/null 2>&1 || { cat "$OUT/fio-one-worker.txt"; fail "fio QD 1 reads"; }
 echo 0 >$TR/tracing_on
 echo 0 >$TR/events/workqueue/workqueue_execute_start/enable
-grep -E 'function (srpt_wc_work|target_complete_ok_work)' $TR/trace >"$OUT/one-worker-trace.txt"
+grep -E 'function (srpt_rx_work|target_complete_ok_work)' $TR/trace >"$OUT/one-worker-trace.txt"
 : >$TR/trace
-# Per CPU, the pid of the last srpt_wc_work; each target_complete_ok_work
+# Per CPU, the pid of the last srpt_rx_work; each target_complete_ok_work
 # after one counts as "same" when its pid is that one.
 read -r total after same < <(awk '
 	{ pid = $1; sub(/.*-/, "", pid); cpu = $2 }
-	/function srpt_wc_work/ { last[cpu] = pid; next }
+	/function srpt_rx_work/ { last[cpu] = pid; next }
 	/function target_complete_ok_work/ {
 		total++
 		if (cpu in last) { after++; if (last[cpu] == pid) same++ }
 	}
 	END { print total + 0, after + 0, same + 0 }' "$OUT/one-worker-trace.txt")
-echo "LIO response works $total, after an srpt_wc_work on their CPU $after, in the same worker $same" |
+echo "LIO response works $total, after an srpt_rx_work on their CPU $after, in the same worker $same" |
 	tee "$OUT/one-worker.txt"
 [ "$total" -ge 1000 ] || fail "only $total target_complete_ok_work executions traced for 2000 QD 1 reads ($OUT/one-worker-trace.txt)"
 [ $((same * 100)) -ge $((total * 90)) ] ||
