@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Host-side self-test of tests/vm/bench-breakdown.py and its modules
-(trace_stages, perf_stacks, flamegraph), no guest: synthetic ftrace dumps
+(trace_stages, perf_stacks, flamegraph, perf_diff), no guest: synthetic ftrace dumps
 of the bench-trace kprobe events with known stage times (two channels,
 the completion work on the other CPU, the initiator's own posts inside
 the time of a response's post, a command's send completion after the next
@@ -602,11 +602,45 @@ def test_callees(tmp):
     check_mode_off(d, "callees", "Where the roots' time goes", "driver_callees.py")
 
 
+def test_perf_diff(tmp):
+    """perf_diff.py: one job's busy samples weighed by its CPU per I/O."""
+    import perf_diff
+    d = os.path.join(tmp, "perfdiff")
+    os.makedirs(d)
+    make_dir(d, "0.10")
+    job = "rd-randread-qd32"
+    a = perf_diff.side_profile(d, "A", job)
+    b = perf_diff.side_profile(d, "B", job)
+    # 12 busy samples each; A 3000 µs of CPU per I/O, B 2000
+    check("perf_diff: the busy samples share the window's CPU per I/O",
+          a["samples"] == 12 and abs(sum(a["leaf"].values()) - 3000) < 1e-6 and
+          abs(sum(b["leaf"].values()) - 2000) < 1e-6, "%r %r" % (a["samples"], sum(a["leaf"].values())))
+    check("perf_diff: leaves named per side (in-tree's function, the port's demangled one)",
+          abs(a["leaf"]["srpt_handle_new_iu [ib_srpt]"] - 500) < 1e-6 and
+          abs(b["leaf"]["srpt::Channel::OnRecvDone [ib_srpt]"] - 2000 / 12 * 2) < 1e-6 and
+          b["leaf"]["srpt_handle_new_iu [ib_srpt]"] == 0, str(sorted(b["leaf"].items())[:4]))
+    check("perf_diff: by module and inclusive (the poll work under 5 of 12 samples, process_one_work 6)",
+          abs(a["module"]["ib_srpt"] - 500) < 1e-6 and abs(a["inclusive"]["ib_cq_poll_work [ib_core]"] - 1250) < 1e-6
+          and abs(b["inclusive"]["ib_cq_poll_work [ib_core]"] - 2000 / 12 * 5) < 1e-6
+          and abs(a["inclusive"]["process_one_work"] - 1500) < 1e-6, str(a["inclusive"].most_common(3)))
+    r = subprocess.run([PY, os.path.join(CODE, "perf_diff.py"), d, job, "3"], capture_output=True, text=True,
+                       timeout=60)
+    check("perf_diff: the report, largest |B - A| first",
+          r.returncode == 0 and "A 3000.0 µs per I/O over 12 busy samples, B 2000.0 over 12" in r.stdout and
+          "| `srpt_handle_new_iu [ib_srpt]` | 500.00 | 0.00 | -500.00 |" in r.stdout, r.stdout + r.stderr)
+    open(os.path.join(d, "B-%s.cpu" % job), "w").write("clk_tck 100\nbusy_ticks 10\nios 0\n")
+    r = subprocess.run([PY, os.path.join(CODE, "perf_diff.py"), d, job], capture_output=True, text=True,
+                       timeout=60)
+    check("perf_diff: a window without I/O is refused", r.returncode != 0 and "no I/O completed" in r.stderr,
+          r.stdout + r.stderr)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="selftest-bench-breakdown.")
     try:
         for t in (test_pairing, test_perf, lambda: test_report(tmp), lambda: test_census(tmp),
-                  lambda: test_cost(tmp), lambda: test_callees(tmp)):
+                  lambda: test_cost(tmp), lambda: test_callees(tmp),
+                  lambda: test_perf_diff(tmp)):
             try:
                 t()
             except Exception:
