@@ -89,9 +89,7 @@ def cpu_of(d, side, lun, job, qd, ksyms):
     if not os.path.exists(base + ".cpu") or not os.path.exists(base + ".perf.gz"):
         errors.append("missing %s.cpu or .perf.gz" % os.path.basename(base))
         return None, None
-    kv = {k: float(v) for k, v in read_kv(base + ".cpu").items()}
-    with opener(base + ".perf.gz") as f:
-        stacks, classes = perf_stacks.collapse(perf_stacks.parse_samples(f), ksyms)
+    kv, stacks, classes = perf_stacks.read_window(base, ksyms)
     ios = kv.get("ios", 0)
     if ios <= 0:
         errors.append("%s: no I/O completed in the window" % os.path.basename(base))

@@ -28,30 +28,18 @@ import perf_stacks  # noqa: E402
 SIDES = ("A", "B")
 
 
-def read_cpu(path):
-    """CPU microseconds per I/O of a TAG.cpu ('key value' lines)."""
-    info = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) == 2:
-            info[f[0]] = f[1]
-    try:
-        ios = int(info["ios"])
-        busy = int(info["busy_ticks"]) / float(info["clk_tck"])
-    except (KeyError, ValueError):
-        raise ValueError("%s: no busy_ticks, clk_tck or ios" % path)
-    if ios <= 0:
-        raise ValueError("%s: no I/O completed in the window" % path)
-    return busy / ios * 1e6
-
-
 def side_profile(d, side, job):
     """{'cpu_us': CPU per I/O, 'samples': busy samples, 'module'|'leaf'|
     'inclusive': Counter of microseconds per I/O} for one side."""
-    ksyms = perf_stacks.Kallsyms(gzip.open(os.path.join(d, side + "-kallsyms.gz"), "rt"))
-    with gzip.open(os.path.join(d, "%s-%s.perf.gz" % (side, job)), "rt") as f:
-        stacks, _ = perf_stacks.collapse(perf_stacks.parse_samples(f), ksyms)
-    cpu_us = read_cpu(os.path.join(d, "%s-%s.cpu" % (side, job)))
+    with gzip.open(os.path.join(d, side + "-kallsyms.gz"), "rt") as f:
+        ksyms = perf_stacks.Kallsyms(f)
+    base = os.path.join(d, "%s-%s" % (side, job))
+    counters, stacks, _ = perf_stacks.read_window(base, ksyms)
+    if not all(k in counters for k in ("busy_ticks", "clk_tck", "ios")):
+        raise ValueError("%s.cpu: no busy_ticks, clk_tck or ios" % base)
+    if counters["ios"] <= 0:
+        raise ValueError("%s.cpu: no I/O completed in the window" % base)
+    cpu_us = counters["busy_ticks"] / counters["clk_tck"] * 1e6 / counters["ios"]
     busy = sum(stacks.values())
     if not busy:
         raise ValueError("%s-%s: no busy samples" % (side, job))

@@ -8,6 +8,7 @@ ib_srpt, and perf looks a module's addresses up in the file of that name
 under /lib/modules, the in-tree driver's, also for the port."""
 import bisect
 import collections
+import gzip
 import re
 import shutil
 import subprocess
@@ -154,3 +155,18 @@ def collapse(samples, ksyms):
             path.append(label)
         stacks[tuple(path)] += 1
     return stacks, classes
+
+
+def read_window(base, ksyms):
+    """One CPU window of bench-trace (trace-lib.sh, cpu_window): its
+    counters (BASE.cpu, 'key value' lines, as numbers) and its samples
+    (BASE.perf.gz) collapsed: (counters, stacks, classes)."""
+    counters = {}
+    with open(base + ".cpu") as f:
+        for line in f:
+            k, _, v = line.strip().partition(" ")
+            if k:
+                counters[k] = float(v)
+    with gzip.open(base + ".perf.gz", "rt", errors="replace") as f:
+        stacks, classes = collapse(parse_samples(f), ksyms)
+    return counters, stacks, classes
