@@ -145,12 +145,11 @@ static void srpt_rx_cq_event(struct ib_cq *cq, void *ctx)
  * Polls the receive CQ and hands each completion to its wr_cqe (a receive,
  * or ib_drain_rq()'s marker), then arms the CQ, polling again for what
  * arrived before the arming. A batch shorter than asked for means the CQ
- * was empty: no poll to find nothing (at QD 1 that was one more
- * rxe_poll_cq() per command than in-tree's), the arming with
- * IB_CQ_REPORT_MISSED_EVENTS says whether anything came since. Past the
- * budget it queues itself again, so that the work LIO queued behind it
- * (responses) runs in between. As ib_core's poll work does it, on this
- * module's queue.
+ * was empty when polled, so it is armed at once rather than polled for
+ * nothing; IB_CQ_REPORT_MISSED_EVENTS says whether anything came since.
+ * Past the budget it queues itself again, so that the work LIO queued
+ * behind it (responses) runs in between. As ib_core's poll work does it,
+ * on this module's queue.
  *
  * Context: srpt_wc_wq; may sleep.
  */
@@ -170,7 +169,7 @@ static void srpt_rx_work(struct work_struct *work)
 				queue_work(srpt_wc_wq, &ch->rx_work);
 				return;
 			}
-			/* Short batch: the CQ is empty; the arming tells. */
+			/* Short batch: empty when polled; arm it. */
 			if (n < SRPT_RX_POLL_BATCH)
 				break;
 		}
