@@ -113,23 +113,26 @@ private:
 
 /* ---- KernelEnv: the command hooks ----------------------------------- */
 
-IuParseResult KernelEnv::ParseForCommand(SendCtx &s, const RecvCtx &r)
+void KernelEnv::ResetExtra(SendCtx &s, uint64_t tag)
 {
-	const IuParseResult res =
-	    parse_iu({r.buf(), r.byte_len()}, ch_->limits_);
 	CmdExtra &x = ch_->extra_[s.index()];
-	x.tag = res.tag;
+	x.tag = tag;
 	x.rsp_len = 0;
-	return res;
 }
 
+/*
+ * The classification saw opcode SRP_CMD: only parse_iu()'s SRP_CMD branch
+ * applies, so the command is parsed straight into a ParsedCmd (a
+ * parse_iu() result is 152 bytes, cleared and copied once per command).
+ */
 void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 {
 	Channel &ch = *ch_;
-	const IuParseResult res = ParseForCommand(s, r);
-	switch (res.action) {
-	case IuAction::ExecuteCmd: {
-		const ParsedCmd &c = res.cmd;
+	ParsedCmd c;
+	const CmdCheck check =
+	    parse_cmd({r.buf(), r.byte_len()}, ch.limits_, c);
+	ResetExtra(s, c.tag); /* 0 for a truncated IU */
+	if (check == CmdCheck::Ok) {
 		const DpDescriptors desc(c.descriptors);
 		int rc = -SRPT_ENOMEM;
 		if (desc.ok()) {
@@ -152,36 +155,32 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 			SRPT_DEBUG(ch.name_,
 				   "command %u not submitted (%d): busy",
 				   s.index(), rc);
-			ch.AnswerStatus(s, res.tag, ScsiStatus::Busy);
+			ch.AnswerStatus(s, c.tag, ScsiStatus::Busy);
 		}
 		return;
 	}
-	case IuAction::RejectCmd: {
-		uint32_t suppressed;
-		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
-			SRPT_ERR(ch.name_, "rejecting SRP_CMD: %s",
-				 describe(res.cmd_check));
-		const size_t len = build_reject_rsp(
-		    {s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, res, 1);
-		ch.SendOwnResponse(s, len);
-		return;
-	}
-	default: {
+	uint32_t suppressed;
+	if (check == CmdCheck::ShortIu) {
 		/* Too short to carry a tag: nothing can be answered. */
-		uint32_t suppressed;
 		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
 			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
-				 res.opcode, describe(res.drop));
+				 static_cast<unsigned>(wire::Opcode::Cmd),
+				 describe(DropReason::ShortIu));
 		ch.core_.ReleaseCmd(s);
 		return;
 	}
-	}
+	if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
+		SRPT_ERR(ch.name_, "rejecting SRP_CMD: %s", describe(check));
+	const size_t len = build_reject_rsp(
+	    {s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, c.tag, check, 1);
+	ch.SendOwnResponse(s, len);
 }
 
 void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 {
 	Channel &ch = *ch_;
-	const IuParseResult res = ParseForCommand(s, r);
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	ResetExtra(s, res.tag);
 	switch (res.action) {
 	case IuAction::TaskMgmt:
 		if (!res.tm.supported) {

@@ -122,8 +122,8 @@ public:
 	void StateChanged(ChannelState from, ChannelState to);
 
 private:
-	/* Parses @r and resets what the channel keeps for @s's command. */
-	IuParseResult ParseForCommand(SendCtx &s, const RecvCtx &r);
+	/* Resets what the channel keeps for @s's command, tagged @tag. */
+	void ResetExtra(SendCtx &s, uint64_t tag);
 
 	Channel *ch_;
 };

@@ -66,12 +66,21 @@ size_t build_check_condition_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
 				 uint64_t tag, uint32_t req_lim_delta,
 				 SenseCode code);
 
-/* The CHECK CONDITION response for a RejectCmd outcome of parse_iu(). */
+/* The CHECK CONDITION response for an SRP_CMD parse_cmd() refused. */
+inline size_t build_reject_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
+			       uint64_t tag, CmdCheck check,
+			       uint32_t req_lim_delta)
+{
+	return build_check_condition_rsp(out, max_ti_iu_len, tag, req_lim_delta,
+					 sense_for(check));
+}
+
+/* The same for a RejectCmd outcome of parse_iu(). */
 inline size_t build_reject_rsp(std::span<uint8_t> out, uint32_t max_ti_iu_len,
 			       const IuParseResult &r, uint32_t req_lim_delta)
 {
-	return build_check_condition_rsp(out, max_ti_iu_len, r.tag,
-					 req_lim_delta, sense_for(r.cmd_check));
+	return build_reject_rsp(out, max_ti_iu_len, r.tag, r.cmd_check,
+				req_lim_delta);
 }
 
 /* Task management SRP_RSP: RSPVALID, 4 bytes of response data, code in

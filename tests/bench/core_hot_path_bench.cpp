@@ -13,6 +13,9 @@
  *                      ReleaseCmd, repost) -- every lock and check included
  *   ParseCmdBuildRsp   parse_iu() of a READ(10) SRP_CMD with one direct
  *                      descriptor + build_cmd_rsp() of its SRP_RSP
+ *   ParseCmd           parse_cmd() of the same SRP_CMD: what the
+ *                      kernel's SubmitCmd runs (the classification saw
+ *                      the opcode), without parse_iu()'s 152-byte result
  */
 #include <benchmark/benchmark.h>
 
@@ -153,10 +156,10 @@ void PutBe32(uint8_t *p, uint32_t v)
 	p[3] = static_cast<uint8_t>(v);
 }
 
-void BM_ParseCmdBuildRsp(benchmark::State &state)
+/* SRP_CMD, READ(10) of 4 KiB, data-in through one direct descriptor. */
+void FillRead4k(uint8_t (&iu)[64])
 {
-	/* SRP_CMD, READ(10) of 4 KiB, data-in through one direct descriptor. */
-	uint8_t iu[64] = {};
+	std::memset(iu, 0, sizeof(iu));
 	iu[0] = 0x02;
 	iu[5] = 0x01;  /* buf_fmt: data-in direct */
 	iu[7] = 1;     /* data_in_desc_cnt */
@@ -168,7 +171,15 @@ void BM_ParseCmdBuildRsp(benchmark::State &state)
 	iu[54] = 0x10;
 	PutBe32(iu + 56, 0x1234);
 	PutBe32(iu + 60, 4096);
-	const ChannelLimits limits{8260, 0, kDefaultMaxDataLen, 255};
+}
+
+constexpr ChannelLimits kRead4kLimits{8260, 0, kDefaultMaxDataLen, 255};
+
+void BM_ParseCmdBuildRsp(benchmark::State &state)
+{
+	uint8_t iu[64];
+	FillRead4k(iu);
+	const ChannelLimits limits = kRead4kLimits;
 	uint8_t rsp[256];
 	{
 		const IuParseResult res = parse_iu({iu, sizeof(iu)}, limits);
@@ -193,6 +204,25 @@ void BM_ParseCmdBuildRsp(benchmark::State &state)
 	}
 }
 BENCHMARK(BM_ParseCmdBuildRsp);
+
+void BM_ParseCmd(benchmark::State &state)
+{
+	uint8_t iu[64];
+	FillRead4k(iu);
+	ParsedCmd c;
+	if (parse_cmd({iu, sizeof(iu)}, kRead4kLimits, c) != CmdCheck::Ok) {
+		state.SkipWithError("the sample SRP_CMD does not parse");
+		return;
+	}
+	for (auto _ : state) {
+		benchmark::DoNotOptimize(iu);
+		const CmdCheck check =
+		    parse_cmd({iu, sizeof(iu)}, kRead4kLimits, c);
+		benchmark::DoNotOptimize(check);
+		benchmark::DoNotOptimize(c);
+	}
+}
+BENCHMARK(BM_ParseCmd);
 
 } // namespace
 } // namespace srpt

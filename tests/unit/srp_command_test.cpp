@@ -105,6 +105,43 @@ TEST_F(DataPathFixture, MalformedCommandIsAnsweredByTheTransport)
 	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
 }
 
+/*
+ * An SRP_CMD shorter than its 48-byte fixed part carries no tag to answer:
+ * it is dropped, nothing reaches LIO or the wire, its send context and
+ * receive buffer come back, and the credit it spent rides on the next
+ * response's req_lim_delta.
+ */
+TEST_F(DataPathFixture, TruncatedCommandIsDroppedAndItsCreditReturned)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	std::vector<uint8_t> iu = TestUnitReady(0x66);
+	iu.resize(47);
+	Receive(ch, iu, 0);
+	EXPECT_TRUE(f.submitted.empty());
+	EXPECT_TRUE(f.posted_send.empty());
+	srpt_dp_stats st{};
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	EXPECT_EQ(st.req_lim, 127);
+	EXPECT_EQ(f.posted_recv.size(), 129u); /* the buffer was reposted */
+
+	Receive(ch, TestUnitReady(0x67), 1);
+	ASSERT_EQ(f.submitted.size(), 1u);
+	EXPECT_EQ(f.submitted[0].tag, 0x67u);
+	const uint32_t idx = f.submitted_index[0];
+	srpt_dp_rsp rsp{};
+	EXPECT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	const SendCtx &s = ch->core().send_ring()[idx];
+	EXPECT_EQ(GetBe(s.buf() + 4, 4), 2u); /* req_lim_delta: both */
+	host::Script().put_releases = true;
+	srpt_core_dp_send_done(ch, idx, true);
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.req_lim, 128);
+}
+
 TEST_F(DataPathFixture, SendContextLimitMakesIusWait)
 {
 	host::Script().send_ctx_limit = 1;
