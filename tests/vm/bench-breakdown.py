@@ -31,7 +31,7 @@ import trace_jobs  # noqa: E402
 import trace_stages  # noqa: E402
 
 SIDES = ("A", "B")
-LUNS, JOBS, DEPTHS = trace_jobs.LUNS, trace_jobs.JOBS, trace_jobs.DEPTHS
+JOBS = trace_jobs.JOBS
 FLAME_JOB = "randread-qd1"
 errors = []
 
@@ -145,6 +145,11 @@ def main():
         print(__doc__.strip())
         return 2
     d = sys.argv[1]
+    try:
+        trace_jobs.select_run(d)
+    except ValueError as e:
+        print("bench-breakdown: host-load.txt: %s" % e)
+        return 1
     drivers = {}
     for side in SIDES:
         p = os.path.join(d, side + "-driver.txt")
@@ -156,35 +161,42 @@ def main():
     name = {"intree": "the in-tree ib_srpt", "port": "the port"}
     md = ["# bench-trace: A = %s, B = %s" % (name.get(drivers["A"], drivers["A"]),
                                              name.get(drivers["B"], drivers["B"])), "", load_text, ""]
+    ran = [job for job, _ in trace_jobs.columns()]
+    if len(ran) != len(trace_jobs.names()):
+        md += ["Jobs: only %s (BT_JOBS)." % ", ".join(ran), ""]
     md += ["## One QD1 command, stage by stage", ""]
     if traced:
         md += ["Microseconds, median (p50) and p90 over the commands paired from their receive",
                "completion to their send completion (kprobe events; their own cost is inside).", ""]
     else:
         md += ["Not traced (BT_STAGES=0): CPU windows and flame graphs only.", ""]
-    for lun, lun_name in LUNS if traced else []:
-        for job, kind, job_name in JOBS:
-            st = {side: stages_of(d, side, lun, job, kind) for side in SIDES}
-            result["stages"]["%s-%s" % (lun, job)] = st
-            md += ["### %s, %s" % (lun_name, job_name), "",
-                   "| stage | A p50 | A p90 | B p50 | B p90 | B/A p50 |", "|---|---:|---:|---:|---:|---:|"]
-            for key, _, _, what in trace_stages.STAGES:
-                cells = []
-                for side in SIDES:
-                    s = st[side]["stages"][key] if st[side] else {"p50": None, "p90": None}
-                    cells += [fmt(s["p50"]), fmt(s["p90"])]
-                pa = st["A"]["stages"][key]["p50"] if st["A"] else None
-                pb = st["B"]["stages"][key]["p50"] if st["B"] else None
-                name = ("**%s**" % what) if key == "total" else what
-                md.append("| %s | %s | %s |" % (name, " | ".join(cells), fmt(ratio(pb, pa), 3)))
-            md.append("| commands paired (events lost) | %s | | %s | | |" % tuple(
-                ("%d (%s)" % (st[s]["commands"], st[s]["overrun"])) if st[s] else "n/a" for s in SIDES))
+    # the stage windows are QD1 jobs: one per LUN and direction that ran
+    job_names = {rw: job_name for rw, _, job_name in JOBS}
+    for lun, lun_name, job, kind, qd in trace_jobs.each():
+        if qd != 1 or not traced:
+            continue
+        job_name = job_names[job]
+        st = {side: stages_of(d, side, lun, job, kind) for side in SIDES}
+        result["stages"]["%s-%s" % (lun, job)] = st
+        md += ["### %s, %s" % (lun_name, job_name), "",
+               "| stage | A p50 | A p90 | B p50 | B p90 | B/A p50 |", "|---|---:|---:|---:|---:|---:|"]
+        for key, _, _, what in trace_stages.STAGES:
+            cells = []
             for side in SIDES:
-                if st[side] and st[side]["unpaired"]:
-                    md.append("")
-                    md.append("%s not paired: %s" % (side, ", ".join(
-                        "%s %d" % (k, v) for k, v in sorted(st[side]["unpaired"].items()))))
-            md.append("")
+                s = st[side]["stages"][key] if st[side] else {"p50": None, "p90": None}
+                cells += [fmt(s["p50"]), fmt(s["p90"])]
+            pa = st["A"]["stages"][key]["p50"] if st["A"] else None
+            pb = st["B"]["stages"][key]["p50"] if st["B"] else None
+            name = ("**%s**" % what) if key == "total" else what
+            md.append("| %s | %s | %s |" % (name, " | ".join(cells), fmt(ratio(pb, pa), 3)))
+        md.append("| commands paired (events lost) | %s | | %s | | |" % tuple(
+            ("%d (%s)" % (st[s]["commands"], st[s]["overrun"])) if st[s] else "n/a" for s in SIDES))
+        for side in SIDES:
+            if st[side] and st[side]["unpaired"]:
+                md.append("")
+                md.append("%s not paired: %s" % (side, ", ".join(
+                    "%s %d" % (k, v) for k, v in sorted(st[side]["unpaired"].items()))))
+        md.append("")
     md += ["## CPU time per I/O", "",
            "Microseconds of CPU per completed I/O, over a window without probes. *guest*: every",
            "CPU of the guest (/proc/stat: fio, ib_srp, rxe and the target; the initiator's part",
@@ -194,29 +206,27 @@ def main():
            "| LUN | job | QD | A IOPS | B IOPS | A guest | B guest | B/A | A target | B target | B/A |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     ksyms = {side: ksyms_of(d, side) for side in SIDES}
-    for lun, lun_name in LUNS:
-        for job, _, _ in JOBS:
-            for qd in DEPTHS:
-                c = {}
-                for side in SIDES:
-                    c[side], stacks = cpu_of(d, side, lun, job, qd, ksyms[side])
-                    if "%s-qd%d" % (job, qd) == FLAME_JOB and stacks:
-                        png = "flame-%s-%s.png" % (side, lun)
-                        cls = c[side]["samples"] if c[side] else {}
-                        title = ("%s: %s ib_srpt, %s, 4k randread QD1: %d busy cpu-clock samples, %d of "
-                                 "them the target's (%d idle ones left out)" % (
-                                     side, drivers[side], lun_name, sum(stacks.values()),
-                                     cls.get("target", 0), cls.get("idle", 0)))
-                        flamegraph.render(stacks, os.path.join(d, png), title)
-                        result["flame"]["%s-%s" % (side, lun)] = png
-                result["cpu"]["%s-%s-qd%d" % (lun, job, qd)] = c
-                a, b = c["A"] or {}, c["B"] or {}
-                md.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    lun_name, job, qd, fmt(a.get("iops"), 0), fmt(b.get("iops"), 0),
-                    fmt(a.get("guest_us_per_io")), fmt(b.get("guest_us_per_io")),
-                    fmt(ratio(b.get("guest_us_per_io"), a.get("guest_us_per_io")), 3),
-                    fmt(a.get("target_us_per_io")), fmt(b.get("target_us_per_io")),
-                    fmt(ratio(b.get("target_us_per_io"), a.get("target_us_per_io")), 3)))
+    for lun, lun_name, job, _, qd in trace_jobs.each():
+        c = {}
+        for side in SIDES:
+            c[side], stacks = cpu_of(d, side, lun, job, qd, ksyms[side])
+            if "%s-qd%d" % (job, qd) == FLAME_JOB and stacks:
+                png = "flame-%s-%s.png" % (side, lun)
+                cls = c[side]["samples"] if c[side] else {}
+                title = ("%s: %s ib_srpt, %s, 4k randread QD1: %d busy cpu-clock samples, %d of "
+                         "them the target's (%d idle ones left out)" % (
+                             side, drivers[side], lun_name, sum(stacks.values()),
+                             cls.get("target", 0), cls.get("idle", 0)))
+                flamegraph.render(stacks, os.path.join(d, png), title)
+                result["flame"]["%s-%s" % (side, lun)] = png
+        result["cpu"]["%s-%s-qd%d" % (lun, job, qd)] = c
+        a, b = c["A"] or {}, c["B"] or {}
+        md.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            lun_name, job, qd, fmt(a.get("iops"), 0), fmt(b.get("iops"), 0),
+            fmt(a.get("guest_us_per_io")), fmt(b.get("guest_us_per_io")),
+            fmt(ratio(b.get("guest_us_per_io"), a.get("guest_us_per_io")), 3),
+            fmt(a.get("target_us_per_io")), fmt(b.get("target_us_per_io")),
+            fmt(ratio(b.get("target_us_per_io"), a.get("target_us_per_io")), 3)))
     md += ["", "Flame graphs (4k randread QD1): " + ", ".join(
         "%s %s" % (k, v) for k, v in sorted(result["flame"].items())), ""]
     if host_load is not None and host_load.get("census", "0") == "1":

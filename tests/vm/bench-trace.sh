@@ -33,6 +33,10 @@
 #                         the roots, the tracer's own cost per hooked call
 #                         taken out; tests/vm/driver_callees.py)
 #   BT_CALLEES_S=1       (seconds of each callee window)
+#   BT_JOBS="..."        (only these of the 8 jobs, by file part <lun>-<rw>-qd<N>,
+#                         e.g. "rd-randread-qd32": every window of the run, the
+#                         QD1 stage windows of the QD1 jobs named; default all;
+#                         tests/vm/trace_jobs.py)
 # Output: breakdown.md (also on stdout), breakdown.json, flame-<side>-<lun>.png
 # and the guest's raw files in $VM_ARTIFACTS/bench-trace/ (default
 # build/vm-artifacts/bench-trace/). Exit status 0: report written; 1: the
@@ -51,6 +55,9 @@ BT_COST_S=${BT_COST_S:-4}
 BT_CALLEES=${BT_CALLEES:-0}
 BT_CALLEES_S=${BT_CALLEES_S:-1}
 BENCH_MAX_LOAD=${BENCH_MAX_LOAD:-0.5}
+BT_JOBS=$("$PY" "$VM_DIR/trace_jobs.py" check "${BT_JOBS:-}") || die "BT_JOBS: see above"
+n_jobs=$(wc -w <<<"$BT_JOBS")
+n_qd1=$(tr ' ' '\n' <<<"$BT_JOBS" | grep -c -- '-qd1$')
 case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
 for v in BT_TRACE_S BT_CPU_S BT_PERF_HZ BT_CENSUS_S BT_COST_S BT_CALLEES_S; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer"
@@ -62,7 +69,8 @@ case $BT_CENSUS in 0|1) ;; *) die "BT_CENSUS must be 0 or 1";; esac
 case $BT_COST in 0|1) ;; *) die "BT_COST must be 0 or 1";; esac
 case $BT_CALLEES in 0|1) ;; *) die "BT_CALLEES must be 0 or 1";; esac
 [ "$BT_CALLEES" = 0 ] || [ "$BT_COST" = 1 ] || die "BT_CALLEES=1 needs BT_COST=1 (the roots and their own cost come from the cost windows)"
-# Per side: 4 traced jobs of TRACE_S + 3 s (and the dump of their events),
+# Per side (for all 8 jobs; BT_JOBS scales each term by the jobs it keeps):
+# 4 traced jobs of TRACE_S + 3 s (and the dump of their events),
 # 8 CPU windows of CPU_S + 8 s plus perf's set-up and perf script (~25 s
 # under TCG), about a minute of login and set-up; three times that, plus
 # the boot and the backstores.
@@ -70,7 +78,7 @@ case $BT_CALLEES in 0|1) ;; *) die "BT_CALLEES must be 0 or 1";; esac
 # cost: 8 fio jobs of COST_S + 60 s (the window, the discovery and reading
 # its graph) and ~10 s of start; the callees: 4 QD1 fio jobs of
 # CALLEES_S + 90 s (every function hooked and unhooked, the graph zipped)
-VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (4 * (BT_TRACE_S + 8) + 8 * (BT_CPU_S + 35) + BT_CENSUS * 8 * (BT_CENSUS_S + 12) + BT_COST * 8 * (BT_COST_S + 70) + BT_CALLEES * 4 * (BT_CALLEES_S + 100) + 60)))}
+VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (n_qd1 * (BT_TRACE_S + 8) + n_jobs * (BT_CPU_S + 35) + BT_CENSUS * n_jobs * (BT_CENSUS_S + 12) + BT_COST * n_jobs * (BT_COST_S + 70) + BT_CALLEES * n_qd1 * (BT_CALLEES_S + 100) + 60)))}
 guest_clock_setup "$user_vm_timeout"  # BENCH_ICOUNT (common.sh)
 
 "$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
@@ -93,7 +101,8 @@ t0=$(date +%s)
 SRPT=intree make_payload "$dir" bench-trace single "$with_port" \
 	"BENCH_B=$BENCH_B" "BT_TRACE_S=$BT_TRACE_S" "BT_CPU_S=$BT_CPU_S" "BT_PERF_HZ=$BT_PERF_HZ" \
 	"BT_STAGES=$BT_STAGES" "BT_CENSUS=$BT_CENSUS" "BT_CENSUS_S=$BT_CENSUS_S" \
-	"BT_COST=$BT_COST" "BT_COST_S=$BT_COST_S" "BT_CALLEES=$BT_CALLEES" "BT_CALLEES_S=$BT_CALLEES_S"
+	"BT_COST=$BT_COST" "BT_COST_S=$BT_COST_S" "BT_CALLEES=$BT_CALLEES" "BT_CALLEES_S=$BT_CALLEES_S" \
+	"BT_JOBS='$BT_JOBS'"
 echo "bench-trace: guest clock: $GUEST_CLOCK, $GUEST_SMP vCPU(s)"
 start_guest "$dir" "$GUEST_SMP" 2G "${GUEST_CLOCK_ARGS[@]}"
 hung=0
@@ -101,8 +110,8 @@ wait_guest "$dir" "$GUEST_PID" "$VM_TIMEOUT" || hung=1
 read -r load_end _ </proc/loadavg
 collect "$dir"
 [ -d "$dir/guest/bench-trace" ] && mv "$dir/guest/bench-trace"/* "$dir/" && rm -rf "$dir/guest"
-printf 'load_start %s\nload_end %s\nmax_load %s\nclock %s\nstages %s\ncensus %s\ncost %s\ncallees %s\n' "$load_start" "$load_end" \
-	"$BENCH_MAX_LOAD" "$GUEST_CLOCK" "$BT_STAGES" "$BT_CENSUS" "$BT_COST" "$BT_CALLEES" >"$dir/host-load.txt"
+printf 'load_start %s\nload_end %s\nmax_load %s\nclock %s\nstages %s\ncensus %s\ncost %s\ncallees %s\njobs %s\n' "$load_start" "$load_end" \
+	"$BENCH_MAX_LOAD" "$GUEST_CLOCK" "$BT_STAGES" "$BT_CENSUS" "$BT_COST" "$BT_CALLEES" "$BT_JOBS" >"$dir/host-load.txt"
 if [ "$hung" = 1 ]; then echo "bench-trace: FAIL: guest hung, killed after ${VM_TIMEOUT}s"; exit 1; fi
 rc=$(cat "$dir/rc" 2>/dev/null)
 if [ "$rc" != 0 ]; then

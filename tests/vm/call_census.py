@@ -22,7 +22,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_jobs  # noqa: E402
 
 SIDES = ("A", "B")
-JOBS = trace_jobs.columns()  # (file part, column heading)
+
+
+def jobs():
+    """(file part, column heading) of the jobs the run had (trace_jobs.select())."""
+    return trace_jobs.columns()
+
+
 EVENT_PREFIX = "c_"
 
 
@@ -50,7 +56,7 @@ def read_census(path):
 
 def load(d):
     """({(side, job): (ios, per_io)}, errors) for the census files of DIR."""
-    return trace_jobs.read_each(d, SIDES, [job for job, _ in JOBS], "census", read_census)
+    return trace_jobs.read_each(d, SIDES, [job for job, _ in jobs()], "census", read_census)
 
 
 def table(census):
@@ -66,19 +72,19 @@ def table(census):
         return b[1][name] - a[1][name]
 
     def largest(name):
-        ds = [abs(x) for x in (delta(name, j) for j, _ in JOBS) if x is not None]
+        ds = [abs(x) for x in (delta(name, j) for j, _ in jobs()) if x is not None]
         return max(ds) if ds else 0.0
 
-    head = "| function | " + " | ".join(title for _, title in JOBS) + " |"
-    lines = [head, "|---|" + "---:|" * len(JOBS)]
+    head = "| function | " + " | ".join(title for _, title in jobs()) + " |"
+    lines = [head, "|---|" + "---:|" * len(jobs())]
     ios = []
-    for job, _ in JOBS:
+    for job, _ in jobs():
         a, b = census.get(("A", job)), census.get(("B", job))
         ios.append("%s / %s" % (a[0] if a else "-", b[0] if b else "-"))
     lines.append("| *I/Os in the window, A / B* | " + " | ".join(ios) + " |")
     for name in sorted(names, key=lambda n: (-round(largest(n), 2), n)):
         cells = []
-        for job, _ in JOBS:
+        for job, _ in jobs():
             a, b, dv = census.get(("A", job)), census.get(("B", job)), delta(name, job)
             if dv is None:
                 # a function of one driver only (the port's glue, say):
@@ -97,6 +103,7 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__.strip())
         return 2
+    trace_jobs.select_run(sys.argv[1])
     census, errors = load(sys.argv[1])
     print("\n".join(table(census)))
     for e in errors:

@@ -35,7 +35,13 @@ import driver_cost  # noqa: E402
 import trace_jobs  # noqa: E402
 
 SIDES = ("A", "B")
-JOBS = tuple((job, title) for job, title in trace_jobs.columns() if job.endswith("-qd1"))
+
+
+def jobs():
+    """(file part, column heading) of the run's QD1 jobs (trace_jobs.select())."""
+    return tuple((job, title) for job, title in trace_jobs.columns() if job.endswith("-qd1"))
+
+
 MODULE = " [ib_srpt]"
 TOP = 25
 # The softirq loop: work run inside a root when it turned interrupts or
@@ -231,7 +237,7 @@ def tables(graphs, costs, shift=None):
              "| driver's own code µs/I/O | kernel beneath it µs/I/O | softirqs inside µs/I/O |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     funcs = {}
-    for job, title in JOBS:
+    for job, title in jobs():
         for side in SIDES:
             g, c = graphs.get((side, job)), costs.get((side, job))
             if not g or not c:
@@ -245,7 +251,7 @@ def tables(graphs, costs, shift=None):
                          % (title, side, alone, hooked, desc, T, t_in, own, kern, soft))
             funcs[(side, job)] = by_function(g, T, t_in, g["ios"])
     names = demangle({n for f in funcs.values() for n in f})
-    for job, title in JOBS:
+    for job, title in jobs():
         a, b = funcs.get(("A", job)), funcs.get(("B", job))
         if not a or not b:
             continue
@@ -286,11 +292,11 @@ def tables(graphs, costs, shift=None):
 
 
 def load(d):
-    graphs, errors = trace_jobs.read_each(d, SIDES, [j for j, _ in JOBS], "callees", read_callees)
+    graphs, errors = trace_jobs.read_each(d, SIDES, [j for j, _ in jobs()], "callees", read_callees)
     for (side, job), g in sorted(graphs.items()):
         if g["overrun"]:
             errors.append("%s-%s.callees: %d trace events lost" % (side, job, g["overrun"]))
-    costs, cost_errors = trace_jobs.read_each(d, SIDES, [j for j, _ in JOBS], "cost", driver_cost.read_cost)
+    costs, cost_errors = trace_jobs.read_each(d, SIDES, [j for j, _ in jobs()], "cost", driver_cost.read_cost)
     return graphs, costs, errors + cost_errors
 
 
@@ -298,6 +304,7 @@ def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__.strip())
         return 2
+    trace_jobs.select_run(sys.argv[1])
     graphs, costs, errors = load(sys.argv[1])
     print("\n".join(tables(graphs, costs, int(sys.argv[2]) if len(sys.argv) == 3 else None)))
     for e in errors:

@@ -25,7 +25,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import trace_jobs  # noqa: E402
 
 SIDES = ("A", "B")
-JOBS = trace_jobs.columns()  # (file part, column heading)
+
+
+def jobs():
+    """(file part, column heading) of the jobs the run had (trace_jobs.select())."""
+    return trace_jobs.columns()
+
 
 
 def read_cost(path):
@@ -52,7 +57,7 @@ def read_cost(path):
 def load(d):
     """({(side, job): cost}, errors) for the cost files of DIR. Lost trace
     events are an error: the sums would be short."""
-    out, errors = trace_jobs.read_each(d, SIDES, [job for job, _ in JOBS], "cost", read_cost)
+    out, errors = trace_jobs.read_each(d, SIDES, [job for job, _ in jobs()], "cost", read_cost)
     for (side, job), c in sorted(out.items()):
         if c["overrun"]:
             errors.append("%s-%s.cost: %d trace events lost" % (side, job, c["overrun"]))
@@ -82,7 +87,7 @@ def table(cost, shift=None):
     if per_instr:
         head += " the same, instructions |"
     lines = [head, "|---|" + "---:|" * (head.count("|") - 2)]
-    for job, title in JOBS:
+    for job, title in jobs():
         a, b = cost.get(("A", job)), cost.get(("B", job))
         ua, na, qa = per_io(a) if a else (None, None, None)
         ub, nb, qb = per_io(b) if b else (None, None, None)
@@ -107,13 +112,13 @@ def table(cost, shift=None):
             return us / c["ios"], n / c["ios"], c["softirq"].get(name, 0.0) / c["ios"]
 
         def largest(name):
-            return max((v[0] for v in (cell(j, name) for j, _ in JOBS) if v), default=0.0)
+            return max((v[0] for v in (cell(j, name) for j, _ in jobs()) if v), default=0.0)
 
         lines += ["", "%s: µs per I/O (calls per I/O; µs of it in softirqs) of each root" % side, "",
-                  "| root | " + " | ".join(t for _, t in JOBS) + " |", "|---|" + "---:|" * len(JOBS)]
+                  "| root | " + " | ".join(t for _, t in jobs()) + " |", "|---|" + "---:|" * len(jobs())]
         for name in sorted(names, key=lambda n: (-largest(n), n)):
             cells = []
-            for job, _ in JOBS:
+            for job, _ in jobs():
                 v = cell(job, name)
                 cells.append("-" if v is None else "%.2f (%.2f; %.2f)" % v)
             lines.append("| `%s` | %s |" % (name, " | ".join(cells)))
@@ -124,6 +129,7 @@ def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__.strip())
         return 2
+    trace_jobs.select_run(sys.argv[1])
     cost, errors = load(sys.argv[1])
     print("\n".join(table(cost, int(sys.argv[2]) if len(sys.argv) == 3 else None)))
     for e in errors:

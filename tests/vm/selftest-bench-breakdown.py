@@ -602,6 +602,41 @@ def test_callees(tmp):
     check_mode_off(d, "callees", "Where the roots' time goes", "driver_callees.py")
 
 
+def test_jobs(tmp):
+    """BT_JOBS: a run of some jobs (host-load.txt's 'jobs' line) is
+    reported for those, with no file of the others asked for."""
+    d, jobs = icount_dir(tmp, "jobs", "census 1\njobs rd-randread-qd32 nb-randread-qd32\n")
+    kept = ("rd-randread-qd32", "nb-randread-qd32")
+    for side in ("A", "B"):
+        for job in jobs:
+            if job not in kept:
+                for ext in (".cpu", ".perf.gz"):
+                    os.remove(os.path.join(d, "%s-%s%s" % (side, job, ext)))
+        for lun in ("rd", "nb"):
+            for rw in ("randread", "randwrite"):
+                os.remove(os.path.join(d, "%s-%s-%s-stages.trace.gz" % (side, lun, rw)))
+        for job in kept:
+            write_census(d, side, job, 1000, {"_raw_spin_lock_irqsave": 66000 if side == "A" else 70000})
+    r = run_report(d)
+    md = open(os.path.join(d, "breakdown.md")).read() if os.path.exists(os.path.join(d, "breakdown.md")) else ""
+    check("jobs: exit 0 with only the two jobs' files", r.returncode == 0 and "Incomplete" not in md,
+          r.stdout[-600:])
+    cpu_rows = [l for l in md.splitlines() if l.startswith("| rd_mcp |") or l.startswith("| iblock")]
+    check("jobs: the CPU table has the two QD32 reads and nothing else",
+          [l.split(" | ")[1:3] for l in cpu_rows] == [["randread", "32"], ["randread", "32"]], str(cpu_rows))
+    check("jobs: no stage table (no QD1 job ran), the report names the jobs",
+          "### rd_mcp" not in md and "Jobs: only rd-randread-qd32, nb-randread-qd32 (BT_JOBS)." in md, md[:600])
+    row = [l for l in md.splitlines() if l.startswith("| `_raw_spin_lock_irqsave` |")]
+    check("jobs: the census has the two jobs' columns",
+          "| function | rd_mcp read QD32 | iblock read QD32 |" in md and len(row) == 1 and
+          row[0].count("66.00 / 70.00 (**+4.00**)") == 2, str(row))
+    with open(os.path.join(d, "host-load.txt"), "a") as f:
+        f.write("jobs rd-randread-qd64\n")
+    r = run_report(d)
+    check("jobs: a job outside the matrix is refused, named",
+          r.returncode == 1 and "unknown bench-trace job(s) rd-randread-qd64" in r.stdout, r.stdout[-300:])
+
+
 def test_perf_diff(tmp):
     """perf_diff.py: one job's busy samples weighed by its CPU per I/O."""
     import perf_diff
@@ -639,7 +674,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="selftest-bench-breakdown.")
     try:
         for t in (test_pairing, test_perf, lambda: test_report(tmp), lambda: test_census(tmp),
-                  lambda: test_cost(tmp), lambda: test_callees(tmp),
+                  lambda: test_cost(tmp), lambda: test_callees(tmp), lambda: test_jobs(tmp),
                   lambda: test_perf_diff(tmp)):
             try:
                 t()

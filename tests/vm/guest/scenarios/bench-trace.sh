@@ -23,7 +23,8 @@ HCA=rxe1
 TGT_PORT=$(gid_hex $HCA)
 INI_ID=$(gid_hex $HCA)
 echo "bench-trace: A=intree B=$B trace ${BT_TRACE_S}s cpu ${BT_CPU_S}s perf ${BT_PERF_HZ} Hz rd_mcp ${RD_MB}M"
-echo "A=intree B=$B TRACE_S=$BT_TRACE_S CPU_S=$BT_CPU_S PERF_HZ=$BT_PERF_HZ CENSUS=${BT_CENSUS:-0} CENSUS_S=$BT_CENSUS_S COST=${BT_COST:-0} COST_S=$BT_COST_S CALLEES=${BT_CALLEES:-0} CALLEES_S=${BT_CALLEES_S:-1} KERNEL=$(uname -r)" >"$OUT/bench-trace-config.txt"
+echo "A=intree B=$B TRACE_S=$BT_TRACE_S CPU_S=$BT_CPU_S PERF_HZ=$BT_PERF_HZ CENSUS=${BT_CENSUS:-0} CENSUS_S=$BT_CENSUS_S COST=${BT_COST:-0} COST_S=$BT_COST_S CALLEES=${BT_CALLEES:-0} CALLEES_S=${BT_CALLEES_S:-1} JOBS='${BT_JOBS:-}' KERNEL=$(uname -r)" >"$OUT/bench-trace-config.txt"
+[ -n "${BT_JOBS:-}" ] || fail "BT_JOBS is empty (bench-trace.sh passes the jobs to run)"
 
 modprobe -a ib_cm rdma_cm target_core_mod || fail "modprobe target deps"
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
@@ -39,15 +40,22 @@ side_symbols() {
 	zgrep -qE " $want\s+\[ib_srpt\]" "$f" || fail "side $1 ($2): no $want in ib_srpt's kallsyms"
 }
 
-# each_job WINDOW: WINDOW TAG DEV RW QD for the side's 8 jobs: both LUNs,
-# 4k randread and randwrite, QD1 and QD32 (the host's reports read the same
-# matrix from tests/vm/trace_jobs.py).
+# job_wanted JOB: JOB (<lun>-<rw>-qd<N>) is one of BT_JOBS (the host
+# checked them against tests/vm/trace_jobs.py and passes all 8 by default).
+job_wanted() {
+	[[ " ${BT_JOBS:-} " == *" $1 "* ]]
+}
+
+# each_job WINDOW: WINDOW TAG DEV RW QD for the side's jobs of BT_JOBS,
+# of 8: both LUNs, 4k randread and randwrite, QD1 and QD32 (the host's
+# reports read the same matrix from tests/vm/trace_jobs.py).
 each_job() {
 	local lun l dev rw qd
 	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
 		l=${lun%%:*} dev=${lun#*:}
 		for rw in randread randwrite; do
 			for qd in 1 32; do
+				job_wanted "$l-$rw-qd$qd" || continue
 				"$1" "$side-$l-$rw-qd$qd" "$dev" "$rw" "$qd"
 			done
 		done
@@ -75,8 +83,10 @@ for side in A B; do
 		probes_add "$drv" "$OUT/$side-probes.txt"
 		for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do
 			l=${lun%%:*} dev=${lun#*:}
-			trace_window "$side-$l-randread-stages" "$dev" randread
-			trace_window "$side-$l-randwrite-stages" "$dev" randwrite
+			for rw in randread randwrite; do
+				job_wanted "$l-$rw-qd1" || continue
+				trace_window "$side-$l-$rw-stages" "$dev" $rw
+			done
 		done
 		probes_del
 	fi
