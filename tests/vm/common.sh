@@ -90,15 +90,21 @@ make_payload() {
 
 # start_guest DIR SMP MEM [qemu args...]: boots, sets GUEST_PID.
 # DIR gets serial.log, out.img (results tar written by the guest).
+# VM_TCG_THREAD=single|multi: QEMU's TCG threading (default: QEMU's, which
+# is multi for -smp 2 on this host); single runs every vCPU in one host
+# thread, to tell an emulator fault of multi-threaded TCG from a guest's
+# (docs/testing-vm.md, "Faults of the emulator").
 start_guest() {
 	local dir=$1 smp=$2 mem=$3; shift 3
+	case ${VM_TCG_THREAD:-} in ''|single|multi) ;; *) die "VM_TCG_THREAD must be single or multi, not '$VM_TCG_THREAD'";; esac
 	rm -f "$dir/out.img"; truncate -s 256M "$dir/out.img"
 	# the stock image boots its vmlinux (PVH), the debug image its bzImage
 	local kernel=$IMAGE_DIR/vmlinux
 	[ -f "$IMAGE_DIR/bzImage" ] && kernel=$IMAGE_DIR/bzImage
 	# log_buf_len: check_dmesg reads the run's whole kernel log at the
 	# end. Debian's 128 kB buffer wrapped in a 48-minute port-faults run.
-	qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m "$mem" \
+	qemu-system-x86_64 -accel "tcg${VM_TCG_THREAD:+,thread=$VM_TCG_THREAD}" \
+		-cpu max -smp "$smp" -m "$mem" \
 		-display none -monitor none -serial "file:$dir/serial.log" \
 		-no-reboot -nic none \
 		-kernel "$kernel" -initrd "$dir/initrd" \

@@ -30,6 +30,9 @@
 #                      PASS or FAIL.
 #   GUEST_APPEND=args  extra kernel command line for the guests (experiments,
 #                      e.g. no_timer_check: docs/debug-kernel.md, finding 4)
+#   VM_TCG_THREAD=single|multi  QEMU's TCG threading for the guests (default
+#                      QEMU's: multi with 2 vCPUs); single tells an emulator
+#                      fault from a guest's (docs/testing-vm.md)
 # Scenarios: e2e configfs twohost demo (any guest/scenarios/<name>.sh runs
 # in a single guest; twohost boots two guests joined by a socket network).
 set -uo pipefail
