@@ -436,6 +436,8 @@ static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 static void srpt_dp_ch_free(struct srpt_dp_ch *ch)
 {
 	kvfree(ch->recv);
+	if (ch->send)
+		srpt_glue_free_spares(ch);
 	kvfree(ch->send);
 	kfree(ch);
 }
@@ -471,6 +473,7 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	init_llist_head(&ch->send_deferred);
 	init_llist_head(&ch->rdma_deferred);
 	atomic_set(&ch->zlw_deferred, 0);
+	atomic_set(&ch->spare_pages, 0);
 	init_completion(&ch->last_wqe);
 	ch->recv = kvcalloc(args->n_recv, sizeof(*ch->recv), GFP_KERNEL);
 	ch->send = kvcalloc(args->n_send, sizeof(*ch->send), GFP_KERNEL);

@@ -74,6 +74,14 @@ struct srpt_glue_send {
 	u32 sg_cnt;
 	struct scatterlist *data_sg; /* the data as whole pages, for LIO */
 	unsigned int data_nents;
+	bool reuse_data;           /* a block READ/WRITE: its pages may be spare */
+	/*
+	 * Not reset per command: the pages of this context's last block
+	 * READ or WRITE, kept for its next one (glue/target_core.c,
+	 * "Spare data pages"). Counted in srpt_dp_ch.spare_pages.
+	 */
+	struct scatterlist *spare_sg;
+	unsigned int spare_nents;
 	struct scatterlist *views; /* several descriptors: all their views */
 	u32 desc_len;              /* bytes all descriptors offer */
 	u32 n_rw;
@@ -166,6 +174,7 @@ struct srpt_dp_ch {
 	u32 n_send;
 	struct srpt_glue_recv *recv;
 	struct srpt_glue_send *send;
+	atomic_t spare_pages;       /* held by the send contexts' spare_sg */
 };
 
 /* glue/srq.c: the ib_srq a channel's QP receives from. */
@@ -173,5 +182,7 @@ struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);
 
 /* glue/target_core.c: per-command resources, released by release_cmd. */
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
+/* Frees every send context's spare data pages (channel teardown). */
+void srpt_glue_free_spares(struct srpt_dp_ch *ch);
 
 #endif

@@ -51,6 +51,83 @@ void srpt_dp_session_remove(struct srpt_dp_ch *ch)
 
 /* ---- commands ---- */
 
+/*
+ * Spare data pages. A block READ or WRITE (the core says which:
+ * srpt_dp_cmd.reuse_data) keeps its data pages in its send context when it
+ * is released, and the context's next block command of as many pages
+ * takes them instead of allocating: no page allocation, no zeroing by
+ * init_on_alloc, no freeing per command. The send-context pool is a stack,
+ * so the contexts a queue depth keeps busy are the ones that hold pages.
+ * Such a command moves every byte of its data: a READ's backend fills what
+ * it returns and data-in carries only what it produced; a WRITE's pages are
+ * filled by RDMA READ before the command runs. So a spare page's old
+ * content (this channel's own earlier data) is never sent. Other commands
+ * (INQUIRY and the like, which LIO expects zeroed) never use a spare. A
+ * context is reused only once none of its work requests is posted, so no
+ * DMA reaches a spare. SRPT_SPARE_PAGES bounds a channel's spares.
+ */
+#define SRPT_SPARE_PAGES 1024 /* 4 MiB: QD32 at 128 KiB */
+
+static void srpt_drop_spare(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
+{
+	atomic_sub(s->spare_nents, &ch->spare_pages);
+	target_free_sgl(s->spare_sg, s->spare_nents);
+	s->spare_sg = NULL;
+	s->spare_nents = 0;
+}
+
+void srpt_glue_free_spares(struct srpt_dp_ch *ch)
+{
+	u32 i;
+
+	for (i = 0; i < ch->n_send; i++)
+		if (ch->send[i].spare_sg)
+			srpt_drop_spare(ch, &ch->send[i]);
+	WARN_ON_ONCE(atomic_read(&ch->spare_pages) != 0);
+}
+
+/* The command's data pages: its context's spare ones, or new ones. */
+static int srpt_get_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
+			     u32 len)
+{
+	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct scatterlist *sg;
+
+	if (s->spare_sg && (!s->reuse_data || s->spare_nents != n))
+		srpt_drop_spare(ch, s);
+	if (!s->spare_sg)
+		return target_alloc_sgl(&s->data_sg, &s->data_nents, len,
+					false, false);
+	s->data_sg = s->spare_sg;
+	s->data_nents = n;
+	s->spare_sg = NULL;
+	s->spare_nents = 0;
+	atomic_sub(n, &ch->spare_pages);
+	/* As target_alloc_sgl() lays them out; data-in may have cut some. */
+	for_each_sg(s->data_sg, sg, n, i) {
+		sg->offset = 0;
+		sg->length = min_t(u32, len, PAGE_SIZE);
+		len -= sg->length;
+	}
+	return 0;
+}
+
+/* Keeps the command's data pages as its context's spare, or frees them. */
+static void srpt_put_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
+{
+	unsigned int n = s->data_nents;
+
+	if (s->reuse_data && !s->spare_sg) {
+		if (atomic_add_return(n, &ch->spare_pages) <= SRPT_SPARE_PAGES) {
+			s->spare_sg = s->data_sg;
+			s->spare_nents = n;
+			return;
+		}
+		atomic_sub(n, &ch->spare_pages);
+	}
+	target_free_sgl(s->data_sg, n);
+}
+
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 {
 	u32 i;
@@ -72,7 +149,7 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 		s->views = NULL;
 	}
 	if (s->data_sg)
-		target_free_sgl(s->data_sg, s->data_nents);
+		srpt_put_data_sgl(ch, s);
 	s->data_sg = NULL;
 	s->data_nents = 0;
 	if (s->rw && s->rw != &s->s_rw)
@@ -135,8 +212,7 @@ static int srpt_alloc_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 	}
 	if (WARN_ON_ONCE(total > U32_MAX))
 		return -EINVAL;
-	ret = target_alloc_sgl(&s->data_sg, &s->data_nents, total, false,
-			       false);
+	ret = srpt_get_data_sgl(ch, s, total);
 	if (ret)
 		return ret;
 	if (n == 1) {
@@ -257,6 +333,7 @@ static __always_inline void srpt_reset_send(struct srpt_glue_send *s, u64 tag,
 	s->in_lio = false;
 	s->t_submit_ns = 0;
 	s->imm = false;
+	s->reuse_data = false;
 	s->dir = dir;
 	s->rw = NULL;
 	s->n_rw = 0;
@@ -279,6 +356,7 @@ int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
 	int ret;
 
 	srpt_reset_send(s, c->tag, c->dir);
+	s->reuse_data = c->reuse_data;
 	switch (c->dir) {
 	case SRPT_DP_DIR_WRITE:
 		dir = DMA_TO_DEVICE;

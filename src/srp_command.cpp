@@ -148,6 +148,8 @@ void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
 			cmd.n_desc = desc.size();
 			cmd.imm_data = c.imm_data.data();
 			cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
+			cmd.reuse_data =
+			    !c.cdb.empty() && IsBlockReadWrite(c.cdb[0]);
 			/* The target core may now finish and recycle @s. */
 			rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
 		}

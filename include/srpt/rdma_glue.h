@@ -283,6 +283,12 @@ struct srpt_dp_cmd {
 	uint32_t n_desc;
 	const uint8_t *imm_data;  /* immediate data in the receive buffer */
 	uint32_t imm_len;
+	/*
+	 * A block READ or WRITE (srpt::IsBlockReadWrite()), which moves every
+	 * byte of its data: its pages may have held earlier data of the
+	 * channel (the glue's spare data pages).
+	 */
+	bool reuse_data;
 };
 
 /*

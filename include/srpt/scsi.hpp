@@ -55,6 +55,29 @@ inline constexpr SenseCode kSenseInvalidFieldInCmdIu{SenseKey::IllegalRequest,
 /* Length of fixed-format sense data as built by build_fixed_sense(). */
 inline constexpr uint32_t kFixedSenseLen = 18;
 
+/*
+ * READ and WRITE (6, 10, 12, 16) by their operation code: the commands
+ * whose data LIO moves whole, from the backend or into it, and whose data
+ * buffer it does not expect zeroed (it zeroes the buffers it allocates for
+ * every other command).
+ */
+constexpr bool IsBlockReadWrite(uint8_t opcode)
+{
+	switch (opcode) {
+	case 0x08: /* READ(6) */
+	case 0x28: /* READ(10) */
+	case 0xa8: /* READ(12) */
+	case 0x88: /* READ(16) */
+	case 0x0a: /* WRITE(6) */
+	case 0x2a: /* WRITE(10) */
+	case 0xaa: /* WRITE(12) */
+	case 0x8a: /* WRITE(16) */
+		return true;
+	default:
+		return false;
+	}
+}
+
 } // namespace srpt
 
 #endif

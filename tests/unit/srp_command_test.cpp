@@ -224,6 +224,53 @@ TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
 }
 
 /*
+ * Only a block READ or WRITE may get data pages that held the channel's
+ * earlier data (the glue's spare pages): every other command, INQUIRY
+ * above all, gets the zeroed pages LIO expects.
+ */
+TEST_F(DataPathFixture, OnlyBlockReadsAndWritesMayReuseDataPages)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	const struct {
+		uint8_t opcode;
+		bool reuse;
+	} cases[] = {
+	    {0x08, true},  {0x28, true},  {0xa8, true},	 {0x88, true},
+	    {0x0a, true},  {0x2a, true},  {0xaa, true},	 {0x8a, true},
+	    {0x12, false}, /* INQUIRY */
+	    {0x1a, false}, /* MODE SENSE(6) */
+	    {0xa0, false}, /* REPORT LUNS */
+	    {0x25, false}, /* READ CAPACITY(10) */
+	    {0x41, false}, /* WRITE SAME(10): one block for many */
+	    {0x89, false}, /* COMPARE AND WRITE */
+	    {0x2e, false}, /* WRITE AND VERIFY(10) */
+	    {0x00, false}, /* TEST UNIT READY */
+	};
+	uint8_t tag = 0x50;
+	for (const auto &c : cases) {
+		std::vector<uint8_t> iu(64, 0);
+		iu[0] = 0x02;
+		iu[5] = 0x01; /* data-in DIRECT */
+		iu[7] = 1;
+		iu[8] = tag++;
+		iu[32] = c.opcode;
+		PutBe(&iu[48], 0x1000, 8);
+		PutBe(&iu[56], 0x1234, 4);
+		PutBe(&iu[60], 4096, 4);
+		const size_t before = f.submitted.size();
+		Receive(ch, iu, 0);
+		ASSERT_EQ(f.submitted.size(), before + 1) << int{c.opcode};
+		EXPECT_EQ(f.submitted.back().reuse_data, c.reuse)
+		    << int{c.opcode};
+		srpt_core_dp_cmd_release(ch, f.submitted_index.back());
+	}
+	EXPECT_TRUE(IsBlockReadWrite(0x28));
+	EXPECT_FALSE(IsBlockReadWrite(0x12));
+}
+
+/*
  * The glue gets the descriptors in CPU order and never decodes SRP: a
  * direct one, and indirect lists short enough for the stack copy and long
  * enough to need an allocated one.
