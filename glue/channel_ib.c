@@ -474,6 +474,7 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	init_llist_head(&ch->rdma_deferred);
 	atomic_set(&ch->zlw_deferred, 0);
 	atomic_set(&ch->spare_pages, 0);
+	ch->spare_max = srpt_glue_spare_pages_max();
 	init_completion(&ch->last_wqe);
 	ch->recv = kvcalloc(args->n_recv, sizeof(*ch->recv), GFP_KERNEL);
 	ch->send = kvcalloc(args->n_send, sizeof(*ch->send), GFP_KERNEL);

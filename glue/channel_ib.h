@@ -175,6 +175,7 @@ struct srpt_dp_ch {
 	struct srpt_glue_recv *recv;
 	struct srpt_glue_send *send;
 	atomic_t spare_pages;       /* held by the send contexts' spare_sg */
+	u32 spare_max;              /* bound of spare_pages, set at creation */
 };
 
 /* glue/srq.c: the ib_srq a channel's QP receives from. */
@@ -182,6 +183,8 @@ struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);
 
 /* glue/target_core.c: per-command resources, released by release_cmd. */
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
+/* A channel's default bound of spare data pages: 4 MiB, QD32 at 128 KiB. */
+#define SRPT_SPARE_PAGES 1024
 /* Frees every send context's spare data pages (channel teardown). */
 void srpt_glue_free_spares(struct srpt_dp_ch *ch);
 

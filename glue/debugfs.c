@@ -3,8 +3,9 @@
  * Data-path module setup, the test knob, and per-channel observability:
  * /sys/kernel/debug/ib_srpt/<session>-<channel id>/stats shows the
  * channel's state, credits, send contexts, send-queue budget and wait-list
- * counters (srpt_core_dp_get_stats). debugfs serializes removal against
- * readers, so a channel's directory is removed before the channel is freed.
+ * counters (srpt_core_dp_get_stats) and the glue's spare data pages.
+ * debugfs serializes removal against readers, so a channel's directory is
+ * removed before the channel is freed.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -41,11 +42,25 @@ uint32_t srpt_dp_test_send_done_delay_us(void)
 	return READ_ONCE(srpt_test_send_done_delay_us);
 }
 
+/*
+ * /sys/kernel/debug/ib_srpt/spare_pages_max: how many data pages a channel
+ * created afterwards may keep between its block commands (glue/target_core.c,
+ * "Spare data pages"); 0: none, every command gets new, zeroed pages. Not a
+ * module parameter either, for the same reason as the test knobs.
+ */
+static u32 srpt_spare_pages_max = SRPT_SPARE_PAGES;
+
+u32 srpt_glue_spare_pages_max(void)
+{
+	return min_t(u32, READ_ONCE(srpt_spare_pages_max), INT_MAX);
+}
+
 static int srpt_stats_show(struct seq_file *m, void *unused)
 {
+	struct srpt_dp_ch *ch = m->private;
 	struct srpt_dp_stats st;
 
-	srpt_core_dp_get_stats(m->private, &st);
+	srpt_core_dp_get_stats(ch->core, &st);
 	seq_printf(m, "state %s\nphase %s\n", st.state, st.phase);
 	seq_printf(m, "credits %u\nit_iu_len %u\nimm_data_offset %u\n",
 		   st.credits, st.it_iu_len, st.imm_data_offset);
@@ -72,11 +87,13 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "send_done_delay_us %u\nsend_done_held %u\nsend_done_held_total %llu\n",
 		   st.send_done_delay_us, st.send_done_held,
 		   st.send_done_held_total);
+	seq_printf(m, "spare_pages %d\nspare_pages_max %u\n",
+		   atomic_read(&ch->spare_pages), ch->spare_max);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);
 
-void *srpt_dp_debugfs_add(struct srpt_core_ch *core_ch, const char *name,
+void *srpt_dp_debugfs_add(struct srpt_dp_ch *ch, const char *name,
 			  uint32_t id)
 {
 	struct dentry *dir;
@@ -88,7 +105,7 @@ void *srpt_dp_debugfs_add(struct srpt_core_ch *core_ch, const char *name,
 	dir = debugfs_create_dir(dirname, srpt_debugfs_root);
 	if (IS_ERR(dir))
 		return NULL;
-	debugfs_create_file("stats", 0444, dir, core_ch, &srpt_stats_fops);
+	debugfs_create_file("stats", 0444, dir, ch, &srpt_stats_fops);
 	return dir;
 }
 
@@ -108,6 +125,8 @@ int srpt_glue_dp_init(void)
 			   &srpt_test_send_ctx_limit);
 	debugfs_create_u32("test_send_done_delay_us", 0644, srpt_debugfs_root,
 			   &srpt_test_send_done_delay_us);
+	debugfs_create_u32("spare_pages_max", 0644, srpt_debugfs_root,
+			   &srpt_spare_pages_max);
 	return 0;
 }
 

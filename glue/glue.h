@@ -77,5 +77,10 @@ struct workqueue_struct *srpt_glue_wc_wq(void);
 /* glue/debugfs.c: data-path init/exit (the core's registry, debugfs). */
 int srpt_glue_dp_init(void);
 void srpt_glue_dp_exit(void);
+/*
+ * debugfs spare_pages_max: the spare data pages a channel created now may
+ * keep (glue/target_core.c, "Spare data pages"; 0: none).
+ */
+u32 srpt_glue_spare_pages_max(void);
 
 #endif

@@ -64,9 +64,10 @@ void srpt_dp_session_remove(struct srpt_dp_ch *ch)
  * content (this channel's own earlier data) is never sent. Other commands
  * (INQUIRY and the like, which LIO expects zeroed) never use a spare. A
  * context is reused only once none of its work requests is posted, so no
- * DMA reaches a spare. SRPT_SPARE_PAGES bounds a channel's spares.
+ * DMA reaches a spare. ch->spare_max bounds a channel's spares (debugfs
+ * spare_pages_max when the channel was made, SRPT_SPARE_PAGES by default;
+ * 0: every command gets new pages, as before).
  */
-#define SRPT_SPARE_PAGES 1024 /* 4 MiB: QD32 at 128 KiB */
 
 static void srpt_drop_spare(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 {
@@ -118,7 +119,7 @@ static void srpt_put_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 	unsigned int n = s->data_nents;
 
 	if (s->reuse_data && !s->spare_sg) {
-		if (atomic_add_return(n, &ch->spare_pages) <= SRPT_SPARE_PAGES) {
+		if (atomic_add_return(n, &ch->spare_pages) <= (int)ch->spare_max) {
 			s->spare_sg = s->data_sg;
 			s->spare_nents = n;
 			return;

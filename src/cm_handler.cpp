@@ -256,7 +256,7 @@ bool Publish(Login &l, ChannelRegistry &reg, Channel &ch, bool *terminated)
 			 * channel before its debugfs entry exists.
 			 */
 			ch.debugfs =
-			    srpt_dp_debugfs_add(&ch, ch.name(), ch.id());
+			    srpt_dp_debugfs_add(ch.dp(), ch.name(), ch.id());
 			return true;
 		}
 	}

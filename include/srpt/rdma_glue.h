@@ -335,10 +335,11 @@ uint32_t srpt_dp_test_send_ctx_limit(void);
  */
 uint32_t srpt_dp_test_send_done_delay_us(void);
 /*
- * debugfs directory <name>-<id> of a channel with its "stats" file; NULL
- * when debugfs is off. Removal waits for readers of the file.
+ * debugfs directory <name>-<id> of a channel with its "stats" file (the
+ * core's counters and the glue channel's own); NULL when debugfs is off.
+ * Removal waits for readers of the file.
  */
-void *srpt_dp_debugfs_add(struct srpt_core_ch *core_ch, const char *name,
+void *srpt_dp_debugfs_add(struct srpt_dp_ch *ch, const char *name,
 			  uint32_t id);
 void srpt_dp_debugfs_remove(void *dentry);
 

@@ -298,7 +298,7 @@ uint32_t srpt_dp_test_send_done_delay_us(void)
 	return g_script.send_done_delay_us;
 }
 
-void *srpt_dp_debugfs_add(struct srpt_core_ch *, const char *, uint32_t)
+void *srpt_dp_debugfs_add(struct srpt_dp_ch *, const char *, uint32_t)
 {
 	return nullptr;
 }

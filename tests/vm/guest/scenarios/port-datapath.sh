@@ -26,6 +26,10 @@
 #     just before it on that CPU, for at least 90 % of the commands: the
 #     two queues share the CPU's pool, so the response needs no second
 #     worker's wake-up (workqueue_execute_start events; docs/data-path.md);
+#  1d. spare data pages (glue/target_core.c): channels made with debugfs
+#     spare_pages_max 0 keep none (stats spare_pages 0) and fio verify of
+#     4-128 KiB writes and reads passes; with the default they keep some,
+#     at most spare_pages_max per channel, and fio verify passes;
 #  2. task management under load: sg_reset -d (LUN RESET) in a loop during
 #     fio verify: no corruption, no hang, credits conserved;
 #  3. relogin loop: login, dd+cmp, logout, RELOGINS times; the module
@@ -191,6 +195,46 @@ echo "LIO response works $total, after an srpt_rx_work on their CPU $after, in t
 	fail "LIO's response work ran in the submitting worker for only $same of $total commands: a second worker is woken per command ($OUT/one-worker-trace.txt)"
 ok "LIO's response work ran in the worker that submitted the command: $same of $total"
 check_credits "one worker per command"
+srp_logout
+wait_target_idle 30
+
+step "1d. spare data pages: none with spare_pages_max 0, at most spare_pages_max otherwise"
+SPARE=$DBG/spare_pages_max
+[ -w "$SPARE" ] || fail "no knob $SPARE"
+spare_default=$(cat "$SPARE")
+[ "$spare_default" -gt 0 ] || fail "spare_pages_max defaults to $spare_default"
+# Writes of 4 to 128 KiB then their verify reads, QD 16: block commands of
+# many page counts (a context's spare of another count is dropped), and
+# above the immediate-data size the writes' pages come through RDMA READ.
+spare_fio() {
+	fio --name="$1" --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --iodepth=16 \
+		--rw=randwrite --bsrange=4k-128k --size=32M --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output="$OUT/fio-$1.txt" >/dev/null 2>&1 || { cat "$OUT/fio-$1.txt"; fail "fio verify ($1)"; }
+	grep -q 'err= 0' "$OUT/fio-$1.txt" || fail "fio verify ($1) reported errors"
+}
+echo 0 >"$SPARE"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+all_channels spare_pages_max 0 || { show_stats; fail "channels made with spare_pages_max 0 did not take it"; }
+spare_fio spare-off
+show_stats
+all_channels spare_pages 0 || fail "a channel kept data pages with spare_pages_max 0"
+ok "spare_pages_max 0: fio verify passed and no channel kept a data page"
+check_credits "spare pages off"
+srp_logout
+wait_target_idle 30
+echo "$spare_default" >"$SPARE"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+all_channels spare_pages_max "$spare_default" || { show_stats; fail "channels did not take spare_pages_max $spare_default"; }
+spare_fio spare-on
+show_stats
+spares=$(stat_sum spare_pages)
+[ "$spares" -gt 0 ] || fail "no channel kept a data page after block I/O (spare_pages 0)"
+for f in $(channels); do
+	[ "$(stat_of "$f" spare_pages)" -le "$spare_default" ] ||
+		fail "$f: spare_pages $(stat_of "$f" spare_pages) above spare_pages_max $spare_default"
+done
+ok "spare_pages_max $spare_default: fio verify passed, the channels keep $spares spare data pages, none above the bound"
+check_credits "spare pages on"
 srp_logout
 wait_target_idle 30
 
