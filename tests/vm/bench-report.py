@@ -127,6 +127,15 @@ def paired_row(key, label, unit, higher_is_better, rounds, vals):
 
 
 result = {"A": "intree", "B": bside, "clock": args.clock, "rows": []}
+# The initiator's ib_srp parameters as the guest read them after its first
+# login (initiator.txt, one "name=value" per word): use_imm_data decides
+# whether a 4k write's data comes with the command or by RDMA READ, which
+# moves the write rows. None: artifacts of an older bench.
+INITIATOR = None
+if os.path.exists(os.path.join(d, "initiator.txt")):
+    with open(os.path.join(d, "initiator.txt")) as f:
+        INITIATOR = " ".join(f.read().split())
+result["initiator"] = INITIATOR
 rounds = None
 for key, job, field, label, unit, hib in rows:
     files = {side: by_round("r*-%s-%s.json" % (side, job)) for side in "AB"}
@@ -490,6 +499,8 @@ if load is None:
 else:
     print("host load: 1-minute load average %s before the boot; other load (CPUs used by all but the guest) median %s, max %s in %d 10 s samples; threshold %.2f"
           % (fmt(load["gate_load1"], "%.2f"), fmt(load["median_other_cpus"], "%.2f"), fmt(load["max_other_cpus"], "%.2f"), len(load["samples"]), args.max_load))
+print("initiator: %s" % (INITIATOR + " (as loaded; the same on A and B)" if INITIATOR
+                         else "not recorded (artifacts of an older bench)"))
 if ICOUNT:
     print("guest clock: %s: every time, rate and CPU share above is in the guest's instructions (2^N ns each,"
           " one vCPU, idle time skipped), not in host seconds; the host's load does not count" % args.clock)
@@ -531,6 +542,7 @@ with open(os.path.join(d, "bench.csv"), "w", newline="") as f:
         w.writerow(["host_loadavg1", "load", "host", "", median([s["load1"] for s in load["samples"]]), "", "",
                     " ".join(str(s["load1"]) for s in load["samples"])])
     w.writerow(["guest_clock", "", "", "", args.clock, "", "", ""])
+    w.writerow(["initiator", "", "", "", INITIATOR or "", "", "", ""])
     w.writerow(["verdict", "", "", "", "yes" if not marks else "no", "", "", "; ".join(marks)])
 
 if not args.no_plot:
@@ -559,6 +571,8 @@ if not args.no_plot:
     title = "ib_srpt under QEMU TCG + rdma_rxe: A = in-tree, B = %s (bars = median, dots = rounds)" % bside
     if ICOUNT:
         title += "; guest clock: %s (instructions, not host seconds)" % args.clock
+    if INITIATOR:
+        title += "; initiator: " + INITIATOR
     if marks:
         title += "\n" + "; ".join(marks)
     fig.suptitle(title, color="red" if marks else "black")

@@ -719,11 +719,34 @@ def icount_layout(top):
           a is not None and b is not None and a["A"] == b["A"] and a["B"] == b["B"], "%s\n%s" % (a, b))
 
 
+def initiator_params(top):
+    # The initiator's ib_srp parameters (initiator.txt, written by the
+    # guest after its first login): printed, in bench.json and bench.csv,
+    # figures unchanged; without the file "not recorded".
+    d = os.path.join(top, "initiator")
+    make_artifacts(d, load=QUIET)
+    rc, out, js = run_report(d, "--no-plot")
+    check("no initiator.txt: 'initiator: not recorded', initiator null",
+          rc == 0 and "initiator: not recorded (artifacts of an older bench)" in out and js["initiator"] is None,
+          "rc %d\n%s" % (rc, out))
+    overwrite("initiator.txt", "ib_srp.use_imm_data=N ib_srp.max_imm_data=8192 \n")(d)
+    rc, out, js = run_report(d, "--no-plot")
+    with open(os.path.join(d, "bench.csv")) as f:
+        cm = {c[0]: c for c in csv.reader(f)}
+    want = "ib_srp.use_imm_data=N ib_srp.max_imm_data=8192"
+    check("initiator.txt: printed, in bench.json and bench.csv, figures unchanged",
+          rc == 0 and "initiator: %s (as loaded; the same on A and B)" % want in out and js["initiator"] == want and
+          cm.get("initiator", [""] * 5)[4] == want and
+          [x for x in js["rows"] if x["key"] == "rd_randread4k_qd32_iops"][0]["paired_ratio"] == 1.083,
+          "rc %d\n%s" % (rc, out))
+
+
 top = tempfile.mkdtemp(prefix="selftest-bench-report.")
 try:
     for case in (known_numbers, ceiling_above_srp, ceiling_without_pattern_bw, floor_above_srp, round_order, too_few_rounds,
                  loaded_during_run, loaded_at_the_gate, no_run_samples, older_artifacts,
-                 unusable_results, different_command_streams, no_disk_counters, guest_clock, icount_layout):
+                 unusable_results, different_command_streams, no_disk_counters, guest_clock, icount_layout,
+                 initiator_params):
         try:
             case(top)
         except Exception:

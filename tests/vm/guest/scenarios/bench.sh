@@ -173,6 +173,11 @@ for r in $(seq 1 "$ROUNDS"); do
 		GUID=$(srpt_guid rxe0)
 		# shellcheck disable=SC2059
 		srp_login $HCA "$(printf "$LOGIN" "$GUID" "$GUID")" 2 >/dev/null || fail "login ($drv): $LOGIN_ERR"
+		# The initiator's parameters as loaded (bench-report.py prints
+		# them): use_imm_data decides how a 4k write's data travels.
+		[ -s "$OUT/initiator.txt" ] || for p in use_imm_data max_imm_data; do
+			printf 'ib_srp.%s=%s ' "$p" "$(cat "/sys/module/ib_srp/parameters/$p")"
+		done >"$OUT/initiator.txt"
 		# How many RC channels ib_srp spread the I/O over (its default:
 		# one per CPU up to the HCA's completion vectors): the raw
 		# ceiling below uses twice as many QPs.
