@@ -473,7 +473,8 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	init_llist_head(&ch->send_deferred);
 	init_llist_head(&ch->rdma_deferred);
 	atomic_set(&ch->zlw_deferred, 0);
-	atomic_set(&ch->spare_pages, 0);
+	spin_lock_init(&ch->spare_lock);
+	INIT_LIST_HEAD(&ch->spare_list);
 	ch->spare_max = srpt_glue_spare_pages_max();
 	init_completion(&ch->last_wqe);
 	ch->recv = kvcalloc(args->n_recv, sizeof(*ch->recv), GFP_KERNEL);

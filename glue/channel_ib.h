@@ -76,12 +76,13 @@ struct srpt_glue_send {
 	unsigned int data_nents;
 	bool reuse_data;           /* a block READ/WRITE: its pages may be spare */
 	/*
-	 * Not reset per command: the pages of this context's last block
-	 * READ or WRITE, kept for its next one (glue/target_core.c,
-	 * "Spare data pages"). Counted in srpt_dp_ch.spare_pages.
+	 * Not reset per command: the scatterlist array of this context's
+	 * block READs and WRITEs (keep_nents entries, at most SRPT_KEEP_SG),
+	 * refilled with pages from the channel's spare pool for each
+	 * (glue/target_core.c, "Spare data pages").
 	 */
-	struct scatterlist *spare_sg;
-	unsigned int spare_nents;
+	struct scatterlist *keep_sg;
+	unsigned int keep_nents;
 	struct scatterlist *views; /* several descriptors: all their views */
 	u32 desc_len;              /* bytes all descriptors offer */
 	u32 n_rw;
@@ -174,8 +175,12 @@ struct srpt_dp_ch {
 	u32 n_send;
 	struct srpt_glue_recv *recv;
 	struct srpt_glue_send *send;
-	atomic_t spare_pages;       /* held by the send contexts' spare_sg */
+	/* Spare data pages (glue/target_core.c), linked by page->lru. */
+	spinlock_t spare_lock;
+	struct list_head spare_list;
+	u32 spare_pages;            /* on spare_list; written under spare_lock */
 	u32 spare_max;              /* bound of spare_pages, set at creation */
+	u64 spare_misses;           /* new pages for block commands; ditto */
 };
 
 /* glue/srq.c: the ib_srq a channel's QP receives from. */
@@ -185,7 +190,7 @@ struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
 /* A channel's default bound of spare data pages: 4 MiB, QD32 at 128 KiB. */
 #define SRPT_SPARE_PAGES 1024
-/* Frees every send context's spare data pages (channel teardown). */
+/* Frees the spare data pages and kept arrays (channel teardown). */
 void srpt_glue_free_spares(struct srpt_dp_ch *ch);
 
 #endif

@@ -45,14 +45,14 @@ uint32_t srpt_dp_test_send_done_delay_us(void)
 /*
  * /sys/kernel/debug/ib_srpt/spare_pages_max: how many data pages a channel
  * created afterwards may keep between its block commands (glue/target_core.c,
- * "Spare data pages"); 0: none, every command gets new, zeroed pages. Not a
+ * "Spare data pages"); 0: none, every command gets new pages. Not a
  * module parameter either, for the same reason as the test knobs.
  */
 static u32 srpt_spare_pages_max = SRPT_SPARE_PAGES;
 
 u32 srpt_glue_spare_pages_max(void)
 {
-	return min_t(u32, READ_ONCE(srpt_spare_pages_max), INT_MAX);
+	return READ_ONCE(srpt_spare_pages_max);
 }
 
 static int srpt_stats_show(struct seq_file *m, void *unused)
@@ -87,8 +87,9 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "send_done_delay_us %u\nsend_done_held %u\nsend_done_held_total %llu\n",
 		   st.send_done_delay_us, st.send_done_held,
 		   st.send_done_held_total);
-	seq_printf(m, "spare_pages %d\nspare_pages_max %u\n",
-		   atomic_read(&ch->spare_pages), ch->spare_max);
+	seq_printf(m, "spare_pages %u\nspare_pages_max %u\nspare_misses %llu\n",
+		   READ_ONCE(ch->spare_pages), ch->spare_max,
+		   READ_ONCE(ch->spare_misses));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);

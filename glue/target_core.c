@@ -53,80 +53,156 @@ void srpt_dp_session_remove(struct srpt_dp_ch *ch)
 
 /*
  * Spare data pages. A block READ or WRITE (the core says which:
- * srpt_dp_cmd.reuse_data) keeps its data pages in its send context when it
- * is released, and the context's next block command of as many pages
- * takes them instead of allocating: no page allocation, no zeroing by
- * init_on_alloc, no freeing per command. The send-context pool is a stack,
- * so the contexts a queue depth keeps busy are the ones that hold pages.
+ * srpt_dp_cmd.reuse_data) gives its data pages back to its channel's spare
+ * pool when it is released, and the channel's next block commands take
+ * pages from that pool before they allocate: no page allocation, no
+ * zeroing by init_on_alloc, no freeing per command. The pool is the
+ * channel's, not a send context's: whichever context a command gets, it
+ * finds the pages the channel's last commands gave back, so pages idle in
+ * one context never force another to allocate (they did when each context
+ * kept its own: a QD1 job after a 128 KiB QD32 one allocated a page per
+ * read while idle contexts held the whole bound). The pool is LIFO, so a
+ * command gets the pages most recently used (cache-warm).
  * Such a command moves every byte of its data: a READ's backend fills what
  * it returns and data-in carries only what it produced; a WRITE's pages are
  * filled by RDMA READ before the command runs. So a spare page's old
  * content (this channel's own earlier data) is never sent. Other commands
  * (INQUIRY and the like, which LIO expects zeroed) never use a spare. A
- * context is reused only once none of its work requests is posted, so no
- * DMA reaches a spare. ch->spare_max bounds a channel's spares (debugfs
- * spare_pages_max when the channel was made, SRPT_SPARE_PAGES by default;
- * 0: every command gets new pages, as before).
+ * page goes back when LIO releases its command, which LIO does after the
+ * command's last work request completed (the fabric's reference lasts
+ * until the response's send completion; an aborted WRITE is released
+ * after its RDMA READ completed), so no DMA reaches a spare. (The core
+ * also copes with a release while work requests are posted, a path no
+ * LIO release takes; there the pages would be reused early, as freed
+ * ones would be with target_free_sgl() in-tree.) ch->spare_max
+ * bounds the pool (debugfs spare_pages_max when the channel was made,
+ * SRPT_SPARE_PAGES by default; 0: every page is new and freed after use).
+ * A block command's scatterlist array stays with its send context for the
+ * next one (up to SRPT_KEEP_SG entries; longer ones are per command).
  */
 
-static void srpt_drop_spare(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
+/* Entries of a send context's kept scatterlist array, at most: 256 KiB. */
+#define SRPT_KEEP_SG 64
+
+/* Gives @n data pages back: to the channel's pool up to its bound. */
+static void srpt_give_pages(struct srpt_dp_ch *ch, struct scatterlist *sg,
+			    unsigned int n)
 {
-	atomic_sub(s->spare_nents, &ch->spare_pages);
-	target_free_sgl(s->spare_sg, s->spare_nents);
-	s->spare_sg = NULL;
-	s->spare_nents = 0;
+	unsigned long flags;
+	unsigned int i, keep;
+
+	spin_lock_irqsave(&ch->spare_lock, flags);
+	keep = min(n, ch->spare_max - min(ch->spare_max, ch->spare_pages));
+	for (i = 0; i < keep; i++)
+		list_add(&sg_page(&sg[i])->lru, &ch->spare_list);
+	WRITE_ONCE(ch->spare_pages, ch->spare_pages + keep);
+	spin_unlock_irqrestore(&ch->spare_lock, flags);
+	for (i = keep; i < n; i++)
+		__free_page(sg_page(&sg[i]));
 }
 
-void srpt_glue_free_spares(struct srpt_dp_ch *ch)
+/*
+ * Fills @sg (@n entries, initialised) with pages for @len bytes, laid out
+ * as target_alloc_sgl() does: entry i is page i, whole pages but the last.
+ * Spare pages first, then new ones (not zeroed: every byte is written
+ * before it is read, see above).
+ */
+static int srpt_take_pages(struct srpt_dp_ch *ch, struct scatterlist *sg,
+			   unsigned int n, u32 len)
 {
-	u32 i;
+	unsigned long flags;
+	unsigned int i = 0, j;
+	struct page *page;
 
-	for (i = 0; i < ch->n_send; i++)
-		if (ch->send[i].spare_sg)
-			srpt_drop_spare(ch, &ch->send[i]);
-	WARN_ON_ONCE(atomic_read(&ch->spare_pages) != 0);
-}
-
-/* The command's data pages: its context's spare ones, or new ones. */
-static int srpt_get_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
-			     u32 len)
-{
-	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
-	struct scatterlist *sg;
-
-	if (s->spare_sg && (!s->reuse_data || s->spare_nents != n))
-		srpt_drop_spare(ch, s);
-	if (!s->spare_sg)
-		return target_alloc_sgl(&s->data_sg, &s->data_nents, len,
-					false, false);
-	s->data_sg = s->spare_sg;
-	s->data_nents = n;
-	s->spare_sg = NULL;
-	s->spare_nents = 0;
-	atomic_sub(n, &ch->spare_pages);
-	/* As target_alloc_sgl() lays them out; data-in may have cut some. */
-	for_each_sg(s->data_sg, sg, n, i) {
-		sg->offset = 0;
-		sg->length = min_t(u32, len, PAGE_SIZE);
-		len -= sg->length;
+	spin_lock_irqsave(&ch->spare_lock, flags);
+	for (; i < n && !list_empty(&ch->spare_list); i++) {
+		page = list_first_entry(&ch->spare_list, struct page, lru);
+		list_del(&page->lru);
+		sg_set_page(&sg[i], page, 0, 0);
+	}
+	WRITE_ONCE(ch->spare_pages, ch->spare_pages - i);
+	WRITE_ONCE(ch->spare_misses, ch->spare_misses + n - i);
+	spin_unlock_irqrestore(&ch->spare_lock, flags);
+	for (; i < n; i++) {
+		page = alloc_page(GFP_KERNEL);
+		if (!page) {
+			srpt_give_pages(ch, sg, i);
+			return -ENOMEM;
+		}
+		sg_set_page(&sg[i], page, 0, 0);
+	}
+	for (j = 0; j < n; j++) {
+		sg[j].length = min_t(u32, len, PAGE_SIZE);
+		len -= sg[j].length;
 	}
 	return 0;
 }
 
-/* Keeps the command's data pages as its context's spare, or frees them. */
+void srpt_glue_free_spares(struct srpt_dp_ch *ch)
+{
+	struct page *page, *next;
+	u32 i;
+
+	for (i = 0; i < ch->n_send; i++) {
+		kfree(ch->send[i].keep_sg);
+		ch->send[i].keep_sg = NULL;
+		ch->send[i].keep_nents = 0;
+	}
+	list_for_each_entry_safe(page, next, &ch->spare_list, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+		ch->spare_pages--;
+	}
+	WARN_ON_ONCE(ch->spare_pages != 0);
+}
+
+/*
+ * The command's data pages: for a block READ or WRITE, from the channel's
+ * spare pool and the context's kept array; otherwise from
+ * target_alloc_sgl().
+ */
+static int srpt_get_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
+			     u32 len)
+{
+	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct scatterlist *sg = s->keep_sg;
+	int ret;
+
+	if (!s->reuse_data)
+		return target_alloc_sgl(&s->data_sg, &s->data_nents, len,
+					false, false);
+	if (n > s->keep_nents) {
+		sg = kmalloc_array(n, sizeof(*sg), GFP_KERNEL);
+		if (!sg)
+			return -ENOMEM;
+		if (n <= SRPT_KEEP_SG) {
+			kfree(s->keep_sg);
+			s->keep_sg = sg;
+			s->keep_nents = n;
+		}
+	}
+	sg_init_table(sg, n);
+	ret = srpt_take_pages(ch, sg, n, len);
+	if (ret) {
+		if (sg != s->keep_sg)
+			kfree(sg);
+		return ret;
+	}
+	s->data_sg = sg;
+	s->data_nents = n;
+	return 0;
+}
+
+/* Gives the command's data pages back to the pool, or frees them. */
 static void srpt_put_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s)
 {
-	unsigned int n = s->data_nents;
-
-	if (s->reuse_data && !s->spare_sg) {
-		if (atomic_add_return(n, &ch->spare_pages) <= (int)ch->spare_max) {
-			s->spare_sg = s->data_sg;
-			s->spare_nents = n;
-			return;
-		}
-		atomic_sub(n, &ch->spare_pages);
+	if (!s->reuse_data) {
+		target_free_sgl(s->data_sg, s->data_nents);
+		return;
 	}
-	target_free_sgl(s->data_sg, n);
+	srpt_give_pages(ch, s->data_sg, s->data_nents);
+	if (s->data_sg != s->keep_sg)
+		kfree(s->data_sg);
 }
 
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s)

@@ -30,6 +30,11 @@
 #     spare_pages_max 0 keep none (stats spare_pages 0) and fio verify of
 #     4-128 KiB writes and reads passes; with the default they keep some,
 #     at most spare_pages_max per channel, and fio verify passes;
+#  1e. the spare pages are the channel's, not a send context's: after
+#     128 KiB reads at QD 32 from every CPU filled each channel's pool,
+#     2000 4k reads at QD 1 allocate no page (stats spare_misses
+#     unchanged); with per-context spares the contexts the 128 KiB reads
+#     had used kept the bound and a QD1 read could allocate each time;
 #  2. task management under load: sg_reset -d (LUN RESET) in a loop during
 #     fio verify: no corruption, no hang, credits conserved;
 #  3. relogin loop: login, dd+cmp, logout, RELOGINS times; the module
@@ -235,6 +240,33 @@ for f in $(channels); do
 done
 ok "spare_pages_max $spare_default: fio verify passed, the channels keep $spares spare data pages, none above the bound"
 check_credits "spare pages on"
+srp_logout
+wait_target_idle 30
+
+step "1e. spare pages are the channel's: 4k QD1 reads after 128 KiB QD32 reads allocate no page"
+srp_login rxe1 "$LOGIN" || fail "login failed: $LOGIN_ERR"
+ncpu=$(nproc)
+# One job per CPU, each pinned to its CPU: every hardware queue, so every
+# channel, serves 128 KiB reads at QD 32 and ends with a full pool.
+fio --name=spare-fill --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --rw=read --bs=128k \
+	--iodepth=32 --size=32M --numjobs="$ncpu" --cpus_allowed="0-$((ncpu - 1))" \
+	--cpus_allowed_policy=split --group_reporting --output="$OUT/fio-spare-fill.txt" >/dev/null 2>&1 ||
+	{ cat "$OUT/fio-spare-fill.txt"; fail "fio spare-fill"; }
+show_stats
+for f in $(channels); do
+	[ "$(stat_of "$f" spare_pages)" -ge 64 ] ||
+		fail "$f: spare_pages $(stat_of "$f" spare_pages) after 128 KiB reads at QD 32 from every CPU (expected at least 64)"
+done
+misses0=$(stat_sum spare_misses)
+fio --name=spare-qd1 --filename="$DEV_LUN0" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+	--iodepth=1 --size=32M --number_ios=2000 --output="$OUT/fio-spare-qd1.txt" >/dev/null 2>&1 ||
+	{ cat "$OUT/fio-spare-qd1.txt"; fail "fio spare-qd1"; }
+misses1=$(stat_sum spare_misses)
+show_stats
+[ "$misses1" -eq "$misses0" ] ||
+	fail "2000 4k reads at QD 1 allocated $((misses1 - misses0)) data pages with every channel's pool full (spare_misses $misses0 -> $misses1)"
+ok "2000 4k reads at QD 1 after 128 KiB reads: no page allocated (spare_misses $misses1 on all channels, pools full)"
+check_credits "spare pages are the channel's"
 srp_logout
 wait_target_idle 30
 
