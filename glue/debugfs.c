@@ -83,7 +83,8 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "post_recv_failures %llu\nsend_errors %llu\nrecv_errors %llu\nresponses_lost %llu\n",
 		   st.post_recv_failures, st.send_errors, st.recv_errors,
 		   st.responses_lost);
-	seq_printf(m, "send_done_deferred %llu\n", st.send_done_deferred);
+	seq_printf(m, "send_done_deferred %llu\nreleased_wrs_posted %llu\n",
+		   st.send_done_deferred, st.released_wrs_posted);
 	seq_printf(m, "send_done_delay_us %u\nsend_done_held %u\nsend_done_held_total %llu\n",
 		   st.send_done_delay_us, st.send_done_held,
 		   st.send_done_held_total);

@@ -71,10 +71,11 @@ void srpt_dp_session_remove(struct srpt_dp_ch *ch)
  * page goes back when LIO releases its command, which LIO does after the
  * command's last work request completed (the fabric's reference lasts
  * until the response's send completion; an aborted WRITE is released
- * after its RDMA READ completed), so no DMA reaches a spare. (The core
- * also copes with a release while work requests are posted, a path no
- * LIO release takes; there the pages would be reused early, as freed
- * ones would be with target_free_sgl() in-tree.) ch->spare_max
+ * after its RDMA READ completed), so no DMA reaches a spare. The core
+ * copes with a release while work requests are posted too, which no LIO
+ * path does; there the pages would be reused early, as freed ones would
+ * be by target_free_sgl() in-tree. It counts such releases (stats
+ * released_wrs_posted; port-datapath and port-srq require 0). ch->spare_max
  * bounds the pool (debugfs spare_pages_max when the channel was made,
  * SRPT_SPARE_PAGES by default; 0: every page is new and freed after use).
  * A block command's scatterlist array stays with its send context for the

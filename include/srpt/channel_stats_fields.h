@@ -53,7 +53,14 @@
 	 * context: responses waited for send-queue room, and posting one      \
 	 * may fail, which disconnects (sleeps).                               \
 	 */                                                                    \
-	X(uint64_t, send_done_deferred)
+	X(uint64_t, send_done_deferred)                                        \
+	/*                                                                     \
+	 * Released by the target core while work requests over its data      \
+	 * were posted (the context is freed at their completion). No LIO      \
+	 * path does that; the glue's spare data pages rely on it              \
+	 * (glue/target_core.c, "Spare data pages"). Should stay 0.            \
+	 */                                                                    \
+	X(uint64_t, released_wrs_posted)
 
 /* What the channel adds: its login and test knob (Channel). */
 #define SRPT_CHANNEL_PROPERTIES(X)                                             \

@@ -136,9 +136,10 @@ TEST(DatapathApi, EveryStatsFieldReachesTheCStruct)
 	EXPECT_EQ(out.owed, 3);
 	EXPECT_EQ(out.responses_lost, 23u);
 	EXPECT_EQ(out.send_done_deferred, 24u);
-	EXPECT_EQ(out.credits, 25u);
+	EXPECT_EQ(out.released_wrs_posted, 25u);
+	EXPECT_EQ(out.credits, 26u);
 	EXPECT_TRUE(out.use_srq);
-	EXPECT_EQ(out.send_done_held_total, 32u);
+	EXPECT_EQ(out.send_done_held_total, 33u);
 }
 
 /*

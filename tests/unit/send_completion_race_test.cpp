@@ -135,9 +135,11 @@ TEST(SendCompletionRace, LastRefDropThenSendCompletionRerunsWaitList)
 	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
 	h.Deliver(kOpCmd, 2);
 	SendCtx *s1 = h.CtxOf(1);
+	EXPECT_EQ(h.core.Stats().released_wrs_posted, 0u);
 	h.core.ReleaseCmd(*s1); /* WR outstanding: freed on completion */
 	EXPECT_EQ(s1->state(), CmdState::kCmdRspSent);
 	EXPECT_EQ(h.core.Stats().send_ctx_free, 0u);
+	EXPECT_EQ(h.core.Stats().released_wrs_posted, 1u);
 	h.ExpectInvariants();
 	h.CompleteNext();
 	EXPECT_EQ(h.puts.size(), 0u) << "already released: no PutCmd";

@@ -467,6 +467,7 @@ void ChannelCore<Env>::ReleaseCmd(SendCtx &s)
 	if (IsResponsePending(s.state_.state()))
 		FinishWithoutResponseLocked(s);
 	if (s.posted_wrs_ != 0) {
+		stats_.released_wrs_posted++;
 		s.release_pending_ = true;
 		return;
 	}
