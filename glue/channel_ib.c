@@ -474,13 +474,11 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 	init_llist_head(&ch->rdma_deferred);
 	atomic_set(&ch->zlw_deferred, 0);
 	spin_lock_init(&ch->spare_lock);
-	INIT_LIST_HEAD(&ch->spare_list);
-	ch->spare_max = srpt_glue_spare_pages_max();
 	init_completion(&ch->last_wqe);
 	ch->recv = kvcalloc(args->n_recv, sizeof(*ch->recv), GFP_KERNEL);
 	ch->send = kvcalloc(args->n_send, sizeof(*ch->send), GFP_KERNEL);
 	ret = -ENOMEM;
-	if (!ch->recv || !ch->send)
+	if (!ch->recv || !ch->send || srpt_glue_alloc_spares(ch))
 		goto free;
 	ret = -ENODEV;
 	if (!ch->gdev)

@@ -175,10 +175,10 @@ struct srpt_dp_ch {
 	u32 n_send;
 	struct srpt_glue_recv *recv;
 	struct srpt_glue_send *send;
-	/* Spare data pages (glue/target_core.c), linked by page->lru. */
+	/* Spare data pages (glue/target_core.c): a stack of spare_max. */
 	spinlock_t spare_lock;
-	struct list_head spare_list;
-	u32 spare_pages;            /* on spare_list; written under spare_lock */
+	struct page **spare;
+	u32 spare_pages;            /* in spare[]; written under spare_lock */
 	u32 spare_max;              /* bound of spare_pages, set at creation */
 	u64 spare_misses;           /* new pages for block commands; ditto */
 };
@@ -190,6 +190,10 @@ struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);
 void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
 /* A channel's default bound of spare data pages: 4 MiB, QD32 at 128 KiB. */
 #define SRPT_SPARE_PAGES 1024
+/* The largest bound a channel takes: 1 GiB of pages, a 2 MiB array. */
+#define SRPT_SPARE_PAGES_LIMIT (1U << 18)
+/* Allocates the channel's spare page array (channel creation). */
+int srpt_glue_alloc_spares(struct srpt_dp_ch *ch);
 /* Frees the spare data pages and kept arrays (channel teardown). */
 void srpt_glue_free_spares(struct srpt_dp_ch *ch);
 

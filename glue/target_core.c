@@ -62,7 +62,10 @@ void srpt_dp_session_remove(struct srpt_dp_ch *ch)
  * one context never force another to allocate (they did when each context
  * kept its own: a QD1 job after a 128 KiB QD32 one allocated a page per
  * read while idle contexts held the whole bound). The pool is LIFO, so a
- * command gets the pages most recently used (cache-warm).
+ * command gets the pages most recently used (cache-warm). The pool is an
+ * array of page pointers used as a stack, allocated with the channel:
+ * taking and giving back touch neither the pages nor a list (Debian's
+ * kernels check every list operation, CONFIG_DEBUG_LIST).
  * Such a command moves every byte of its data: a READ's backend fills what
  * it returns and data-in carries only what it produced; a WRITE's pages are
  * filled by RDMA READ before the command runs. So a spare page's old
@@ -76,8 +79,9 @@ void srpt_dp_session_remove(struct srpt_dp_ch *ch)
  * path does; there the pages would be reused early, as freed ones would
  * be by target_free_sgl() in-tree. It counts such releases (stats
  * released_wrs_posted; port-datapath and port-srq require 0). ch->spare_max
- * bounds the pool (debugfs spare_pages_max when the channel was made,
- * SRPT_SPARE_PAGES by default; 0: every page is new and freed after use).
+ * bounds the pool (debugfs spare_pages_max when the channel was made, at
+ * most SRPT_SPARE_PAGES_LIMIT; SRPT_SPARE_PAGES by default; 0: every page
+ * is new and freed after use).
  * A block command's scatterlist array stays with its send context for the
  * next one (up to SRPT_KEEP_SG entries; longer ones are per command).
  */
@@ -93,9 +97,9 @@ static void srpt_give_pages(struct srpt_dp_ch *ch, struct scatterlist *sg,
 	unsigned int i, keep;
 
 	spin_lock_irqsave(&ch->spare_lock, flags);
-	keep = min(n, ch->spare_max - min(ch->spare_max, ch->spare_pages));
+	keep = min(n, ch->spare_max - ch->spare_pages);
 	for (i = 0; i < keep; i++)
-		list_add(&sg_page(&sg[i])->lru, &ch->spare_list);
+		ch->spare[ch->spare_pages + i] = sg_page(&sg[i]);
 	WRITE_ONCE(ch->spare_pages, ch->spare_pages + keep);
 	spin_unlock_irqrestore(&ch->spare_lock, flags);
 	for (i = keep; i < n; i++)
@@ -105,24 +109,26 @@ static void srpt_give_pages(struct srpt_dp_ch *ch, struct scatterlist *sg,
 /*
  * Fills @sg (@n entries, initialised) with pages for @len bytes, laid out
  * as target_alloc_sgl() does: entry i is page i, whole pages but the last.
- * Spare pages first, then new ones (not zeroed: every byte is written
- * before it is read, see above).
+ * Spare pages first (the top of the stack: the most recently used), then
+ * new ones (not zeroed: every byte is written before it is read, see
+ * above).
  */
 static int srpt_take_pages(struct srpt_dp_ch *ch, struct scatterlist *sg,
 			   unsigned int n, u32 len)
 {
+	u32 last = len - (n - 1) * PAGE_SIZE;
+	unsigned int i, got, top;
 	unsigned long flags;
-	unsigned int i = 0, j;
 	struct page *page;
 
 	spin_lock_irqsave(&ch->spare_lock, flags);
-	for (; i < n && !list_empty(&ch->spare_list); i++) {
-		page = list_first_entry(&ch->spare_list, struct page, lru);
-		list_del(&page->lru);
-		sg_set_page(&sg[i], page, 0, 0);
-	}
-	WRITE_ONCE(ch->spare_pages, ch->spare_pages - i);
-	WRITE_ONCE(ch->spare_misses, ch->spare_misses + n - i);
+	got = min(n, ch->spare_pages);
+	top = ch->spare_pages - got;
+	for (i = 0; i < got; i++)
+		sg_set_page(&sg[i], ch->spare[top + i],
+			    i + 1 < n ? PAGE_SIZE : last, 0);
+	WRITE_ONCE(ch->spare_pages, top);
+	WRITE_ONCE(ch->spare_misses, ch->spare_misses + n - got);
 	spin_unlock_irqrestore(&ch->spare_lock, flags);
 	for (; i < n; i++) {
 		page = alloc_page(GFP_KERNEL);
@@ -130,18 +136,23 @@ static int srpt_take_pages(struct srpt_dp_ch *ch, struct scatterlist *sg,
 			srpt_give_pages(ch, sg, i);
 			return -ENOMEM;
 		}
-		sg_set_page(&sg[i], page, 0, 0);
-	}
-	for (j = 0; j < n; j++) {
-		sg[j].length = min_t(u32, len, PAGE_SIZE);
-		len -= sg[j].length;
+		sg_set_page(&sg[i], page, i + 1 < n ? PAGE_SIZE : last, 0);
 	}
 	return 0;
 }
 
+int srpt_glue_alloc_spares(struct srpt_dp_ch *ch)
+{
+	ch->spare_max = min_t(u32, srpt_glue_spare_pages_max(),
+			      SRPT_SPARE_PAGES_LIMIT);
+	if (!ch->spare_max)
+		return 0;
+	ch->spare = kvcalloc(ch->spare_max, sizeof(*ch->spare), GFP_KERNEL);
+	return ch->spare ? 0 : -ENOMEM;
+}
+
 void srpt_glue_free_spares(struct srpt_dp_ch *ch)
 {
-	struct page *page, *next;
 	u32 i;
 
 	for (i = 0; i < ch->n_send; i++) {
@@ -149,12 +160,11 @@ void srpt_glue_free_spares(struct srpt_dp_ch *ch)
 		ch->send[i].keep_sg = NULL;
 		ch->send[i].keep_nents = 0;
 	}
-	list_for_each_entry_safe(page, next, &ch->spare_list, lru) {
-		list_del(&page->lru);
-		__free_page(page);
-		ch->spare_pages--;
-	}
-	WARN_ON_ONCE(ch->spare_pages != 0);
+	for (i = 0; i < ch->spare_pages; i++)
+		__free_page(ch->spare[i]);
+	ch->spare_pages = 0;
+	kvfree(ch->spare);
+	ch->spare = NULL;
 }
 
 /*
