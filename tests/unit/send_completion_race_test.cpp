@@ -140,6 +140,9 @@ TEST(SendCompletionRace, LastRefDropThenSendCompletionRerunsWaitList)
 	EXPECT_EQ(s1->state(), CmdState::kCmdRspSent);
 	EXPECT_EQ(h.core.Stats().send_ctx_free, 0u);
 	EXPECT_EQ(h.core.Stats().released_wrs_posted, 1u);
+	/* The words the guest tests' dmesg gate looks for (lib.sh). */
+	EXPECT_TRUE(srpt::host::LogsContain(
+	    "command released with 1 work requests posted"));
 	h.ExpectInvariants();
 	h.CompleteNext();
 	EXPECT_EQ(h.puts.size(), 0u) << "already released: no PutCmd";

@@ -37,6 +37,8 @@ expect bad '[   42.123456] kmemleak: 3 new suspected memory leaks (see /sys/kern
 expect bad '[   42.123456] WARNING: suspicious RCU usage'
 expect bad '[   42.123456] INFO: lockdep is turned off.'
 expect bad '[   42.123456] kernel BUG at drivers/infiniband/core/verbs.c:2100!'
+# the port's own report of a command released with work requests posted
+expect bad '[   42.123456] ib_srpt: sess-1: command released with 2 work requests posted: its data pages may be reused before they complete'
 # banners: exact lines only
 expect clean '[    0.000000] kmemleak: Kernel memory leak detector initialized (mem pool available: 15672)'
 expect clean '[    0.000000] rcu: 	RCU lockdep checking is enabled.'

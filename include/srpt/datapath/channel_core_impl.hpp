@@ -467,7 +467,17 @@ void ChannelCore<Env>::ReleaseCmd(SendCtx &s)
 	if (IsResponsePending(s.state_.state()))
 		FinishWithoutResponseLocked(s);
 	if (s.posted_wrs_ != 0) {
-		stats_.released_wrs_posted++;
+		/*
+		 * No LIO path releases a command this early; the glue's spare
+		 * data pages rely on that. Said once per channel, in words a
+		 * test's dmesg check looks for.
+		 */
+		if (++stats_.released_wrs_posted == 1)
+			SRPT_ERR(name_,
+				 "command released with %u work requests"
+				 " posted: its data pages may be reused before"
+				 " they complete",
+				 static_cast<unsigned>(s.posted_wrs_));
 		s.release_pending_ = true;
 		return;
 	}

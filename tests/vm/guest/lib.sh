@@ -586,6 +586,10 @@ slab_compare() {
 # BUG too, named here so that none depends on the other.
 BAD_DMESG='WARNING|\bBUG\b|Oops|refcount|hung_task|blocked for more than|still waiting|leak|general protection|Call Trace|KASAN|UBSAN'
 BAD_DMESG="$BAD_DMESG|KFENCE|ODEBUG|circular locking dependency|inconsistent lock state|possible recursive locking|sleeping function called from invalid context|list_add corruption|list_del corruption|suspicious RCU usage|lockdep"
+# The port's own words for a broken invariant that is not a WARN (the host
+# tests provoke it on purpose): a command released while work requests over
+# its data were posted (stats released_wrs_posted, docs/data-integrity.md).
+BAD_DMESG="$BAD_DMESG|released with [0-9]+ work requests posted"
 # Lines of the checkers' own boot banners that the words above would match
 # (exact, so that a report can never be hidden by them).
 DMESG_BANNERS='^(\[ *[0-9.]+\] )?kmemleak: Kernel memory leak detector initialized \(mem pool available: [0-9]+\)$'
