@@ -55,10 +55,9 @@ step "hostile: $ncases case(s), SRPT=$SRPT, legitimate check every $HOSTILE_LEGI
 
 # dmesg lines that fail a case (lib.sh's BAD_DMESG plus list corruption).
 HOSTILE_BAD='WARNING|\bBUG\b|Oops|refcount_t|refcount|list_add corruption|list_del corruption|general protection|KASAN|UBSAN|Call Trace|hung_task|blocked for more than|Kernel panic|page allocation failure|kernel BUG'
-# and the debug kernel's checkers (lib.sh)
-HOSTILE_BAD="$HOSTILE_BAD|KFENCE|ODEBUG|circular locking dependency|inconsistent lock state|possible recursive locking|sleeping function called from invalid context|suspicious RCU usage|lockdep"
-# and the port's report of a command released with work requests posted
-HOSTILE_BAD="$HOSTILE_BAD|released with [0-9]+ work requests posted"
+# and lib.sh's: the debug kernel's checkers and the port's report of a
+# command released with work requests posted
+HOSTILE_BAD="$HOSTILE_BAD|$DMESG_CHECKERS|$SRPT_EARLY_RELEASE_RE"
 CRASH_RE='Oops|\bBUG\b|Kernel panic|general protection|kernel BUG'
 
 rc_qps() { timeout 10 rdma res show qp 2>/dev/null | grep -c 'type RC'; }
