@@ -156,7 +156,7 @@ help:
 	@echo "make bench-trace      per-stage QD1 times, CPU per I/O, flame graphs: in-tree vs port"
 	@echo "make debug-kernel     build/reuse the KASAN+lockdep+kmemleak guest kernel"
 	@echo "make check-debug      data/control-path scenarios on it (gate before resolving such changes)"
-	@echo "make check-faults     the fault-injection matrix on it (1/5/20 %, 3 rounds, ~7 h)"
+	@echo "make check-faults     the fault-injection matrix on it (1/5/20 %, 3 rounds, ~95 min)"
 
 # Suites contributed by tests/: guest scenarios, fuzzing, micro-benchmarks.
 -include $(ROOT)/tests/vm/vm.mk

@@ -102,7 +102,8 @@ harness_selftests() {
 	local t out line p f tp=0 tf=0 rc=0
 	for t in tests/vm/selftest-dmesg-gate.sh tests/vm/selftest-bench-report.py \
 		tests/vm/selftest-bench-breakdown.py tests/vm/selftest-run-lanes.sh \
-		tests/vm/selftest-slab-check.sh tests/vm/selftest-guest-clock.sh; do
+		tests/vm/selftest-slab-check.sh tests/vm/selftest-guest-clock.sh \
+		tests/vm/selftest-cpu-dump.py; do
 		out=$("$t" 2>&1) || rc=1
 		printf '%s\n' "$out"
 		line=$(printf '%s\n' "$out" | grep -E '^[A-Za-z-]+: [0-9]+ passed, [0-9]+ failed' | tail -n1)

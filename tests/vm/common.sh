@@ -97,7 +97,16 @@ make_payload() {
 start_guest() {
 	local dir=$1 smp=$2 mem=$3; shift 3
 	case ${VM_TCG_THREAD:-} in ''|single|multi) ;; *) die "VM_TCG_THREAD must be single or multi, not '$VM_TCG_THREAD'";; esac
-	rm -f "$dir/out.img"; truncate -s 256M "$dir/out.img"
+	rm -f "$dir/out.img" "$dir/cpu-dump.txt"; truncate -s 256M "$dir/out.img"
+	# QEMU's output appends, so the lines wait_guest adds before it kills
+	# the guest are not overwritten by QEMU's last words at its own offset
+	: >"$dir/qemu.log"
+	# The monitor on a unix socket, for wait_guest's dump of the vCPUs when
+	# it kills a guest (a path over 107 bytes does not fit sun_path: then
+	# one under /tmp, named in DIR/monitor.path and removed after the guest).
+	local mon=$dir/monitor.sock
+	[ ${#mon} -le 100 ] || mon=$(mktemp -u "${TMPDIR:-/tmp}/srpt-mon.XXXXXXXX")
+	rm -f "$mon"; echo "$mon" >"$dir/monitor.path"
 	# the stock image boots its vmlinux (PVH), the debug image its bzImage
 	local kernel=$IMAGE_DIR/vmlinux
 	[ -f "$IMAGE_DIR/bzImage" ] && kernel=$IMAGE_DIR/bzImage
@@ -105,13 +114,13 @@ start_guest() {
 	# end. Debian's 128 kB buffer wrapped in a 48-minute port-faults run.
 	qemu-system-x86_64 -accel "tcg${VM_TCG_THREAD:+,thread=$VM_TCG_THREAD}" \
 		-cpu max -smp "$smp" -m "$mem" \
-		-display none -monitor none -serial "file:$dir/serial.log" \
+		-display none -monitor "unix:$mon,server=on,wait=off" -serial "file:$dir/serial.log" \
 		-no-reboot -nic none \
 		-kernel "$kernel" -initrd "$dir/initrd" \
 		-append "console=ttyS0 panic=-1 loglevel=5 log_buf_len=16M net.ifnames=0${GUEST_APPEND:+ $GUEST_APPEND}" \
 		-drive "file=${VM_ROOTFS:-$IMAGE_DIR/rootfs.ext4},if=virtio,format=raw,snapshot=on" \
 		-drive "file=$dir/out.img,if=virtio,format=raw" \
-		"$@" >"$dir/qemu.log" 2>&1 &
+		"$@" >>"$dir/qemu.log" 2>&1 &
 	GUEST_PID=$!
 	echo "$GUEST_PID" >"$dir/qemu.pid"
 }
@@ -145,6 +154,26 @@ guest_clock_setup() {
 	fi
 }
 
+# dump_guest_cpus DIR WHY: before a guest is killed, where its vCPUs are
+# (tests/vm/cpu_dump.py through the monitor start_guest opened) into
+# DIR/cpu-dump.txt, and the summary line into DIR/qemu.log. Names kernel
+# addresses with GUEST_SYSTEM_MAP when set (run.sh: the debug kernel's).
+dump_guest_cpus() {
+	local dir=$1 why=$2 mon
+	mon=$(cat "$dir/monitor.path" 2>/dev/null) || return 0
+	timeout -k 5 60 "$PY" "$VM_DIR/cpu_dump.py" --sock "$mon" --serial "$dir/serial.log" \
+		${GUEST_SYSTEM_MAP:+--system-map "$GUEST_SYSTEM_MAP"} >"$dir/cpu-dump.txt" 2>&1 ||
+		echo "vCPUs: cpu_dump.py failed (exit $?)" >>"$dir/cpu-dump.txt"
+	echo "$why: $(head -1 "$dir/cpu-dump.txt") (cpu-dump.txt)" >>"$dir/qemu.log"
+}
+
+# monitor_cleanup DIR: the monitor socket start_guest made, once the guest is gone
+monitor_cleanup() {
+	local mon
+	mon=$(cat "$1/monitor.path" 2>/dev/null) || return 0
+	rm -f "$mon" "$1/monitor.path"
+}
+
 # wait_guest DIR PID TIMEOUT [BOOT_TIMEOUT]: 0 if the guest powered off in
 # time, 1 if it was killed by the timeout (by its PID only), 2 if it was
 # killed because its init had not started the scenario ("guest: kernel"
@@ -158,21 +187,26 @@ wait_guest() {
 			if grep -aq '^guest: kernel ' "$dir/serial.log" 2>/dev/null; then
 				booted=1
 			elif [ "$t" -ge "$boot_tmo" ]; then
+				dump_guest_cpus "$dir" "BOOT HANG"
 				echo "BOOT HANG: no scenario start after ${boot_tmo}s: killing qemu pid $pid" >>"$dir/qemu.log"
 				kill "$pid" 2>/dev/null; sleep 2; kill -9 "$pid" 2>/dev/null
 				wait "$pid" 2>/dev/null
+				monitor_cleanup "$dir"
 				return 2
 			fi
 		fi
 		if [ "$t" -ge "$tmo" ]; then
+			dump_guest_cpus "$dir" "TIMEOUT"
 			echo "TIMEOUT after ${tmo}s: killing qemu pid $pid" >>"$dir/qemu.log"
 			kill "$pid" 2>/dev/null; sleep 2; kill -9 "$pid" 2>/dev/null
 			wait "$pid" 2>/dev/null
+			monitor_cleanup "$dir"
 			return 1
 		fi
 		sleep 1; t=$((t + 1))
 	done
 	wait "$pid" 2>/dev/null
+	monitor_cleanup "$dir"
 	if [ "$boot_tmo" -gt 0 ] && ! grep -aq '^guest: kernel ' "$dir/serial.log" 2>/dev/null; then
 		return 3
 	fi

@@ -48,6 +48,8 @@ scenarios=("$@")
 if [ -n "${DEBUG_KERNEL_DIR:-}" ]; then
 	IMAGE_DIR=$("$VM_DIR/build-debug-image.sh" "$DEBUG_KERNEL_DIR") || die "debug guest image build failed"
 	log "debug kernel $GUEST_KREL, image $IMAGE_DIR"
+	# the vCPU dump of a guest killed by a timeout names its kernel addresses
+	[ ! -f "$DEBUG_KERNEL_DIR/linux/System.map" ] || export GUEST_SYSTEM_MAP=$DEBUG_KERNEL_DIR/linux/System.map
 fi
 
 # The debug kernel hangs in about one boot in three (docs/debug-kernel.md,
@@ -72,14 +74,19 @@ port_precheck() { # prints a reason and returns 1 if SRPT=port cannot run
 
 with_port() { [ "$SRPT" = port ] && echo 1 || echo 0; }
 
+# cpu_dump_summary DIR: "; vCPUs: ..." from the dump wait_guest took, if any
+cpu_dump_summary() {
+	[ -s "$1/cpu-dump.txt" ] && printf '; %s (%s)' "$(head -1 "$1/cpu-dump.txt" | cut -c1-300)" "$1/cpu-dump.txt"
+}
+
 # guest_verdict DIR SCENARIO HUNG -> sets VERDICT (PASS|FAIL) and REASON
 guest_verdict() {
 	local dir=$1 sc=$2 hung=$3
 	VERDICT=FAIL REASON=
 	if [ "$hung" = 1 ]; then
-		REASON="guest hung: killed after ${VM_TIMEOUT}s (see $dir/serial.log)"
+		REASON="guest hung: killed after ${VM_TIMEOUT}s (see $dir/serial.log)$(cpu_dump_summary "$dir")"
 	elif [ "$hung" = 2 ]; then
-		REASON="boot hang: the scenario had not started after ${VM_BOOT_TIMEOUT}s (see $dir/serial.log)"
+		REASON="boot hang: the scenario had not started after ${VM_BOOT_TIMEOUT}s (see $dir/serial.log)$(cpu_dump_summary "$dir")"
 	elif [ "$hung" = 3 ]; then
 		REASON="boot failure: the guest ended before its scenario started: $({ grep -a -m1 'Kernel panic' "$dir/serial.log" || tail -1 "$dir/serial.log"; } | cut -c1-120) (see $dir/serial.log)"
 	elif [ ! -f "$dir/rc" ]; then
@@ -152,6 +159,7 @@ run_single() {
 		log "$sc: BOOT ${what^^} ($how, console: $line); boot $((try + 1)) of $((VM_BOOT_RETRIES + 1))"
 		boots="${boots:+$boots, }boot-$what-$try: $line"
 		mkdir -p "$dir/boot-$what-$try"; mv "$dir/serial.log" "$dir/qemu.log" "$dir/boot-$what-$try/"
+		[ ! -f "$dir/cpu-dump.txt" ] || mv "$dir/cpu-dump.txt" "$dir/boot-$what-$try/"
 	done
 	finish_one "$dir" "$sc" "$GUEST_PID" "$rc"
 	local why=$REASON

@@ -36,6 +36,9 @@ OUT=/results/$SCENARIO
 mkdir -p "$OUT"
 echo "guest: kernel $(uname -r), scenario $SCENARIO, SRPT=$SRPT, role ${ROLE:-single}, $(nproc) cpus"
 lsmod | awk 'NR>1{print $1}' | sort >/run/modules.base
+# For the host's vCPU dump of a guest that froze (tests/vm/cpu_dump.py):
+# where the kernel's text is in this boot (KASLR).
+echo "guest: _text $(awk '$3 == "_text" {print $1; exit}' /proc/kallsyms)"
 
 # The project's module goes under updates/ only when the port is selected.
 if [ -f /srpt/port/ib_srpt.ko ] && [ "$SRPT" = port ]; then

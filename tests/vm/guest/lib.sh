@@ -155,6 +155,17 @@ setup_nic_rxe() {
 
 # Target -----------------------------------------------------------------
 
+# log_module_text MODULE...: "guest: module NAME text ADDR size N" on the
+# console for each one loaded: the host's vCPU dump of a guest that froze
+# (tests/vm/cpu_dump.py) names module addresses with these lines.
+log_module_text() {
+	local m
+	for m in "$@"; do
+		[ -r "/sys/module/$m/sections/.text" ] || continue
+		echo "guest: module $m text $(cat "/sys/module/$m/sections/.text") size $(cat "/sys/module/$m/coresize")"
+	done
+}
+
 # load_srpt [intree|port]: ib_srpt loaded and its 'srpt' fabric registered
 # in configfs. Without an argument, or with the driver SRPT names:
 # `modprobe ib_srpt`, and the module modprobe resolved must be that driver
@@ -204,6 +215,7 @@ load_srpt() {
 		echo "ib_srpt: $path srcversion=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null)"
 	fi
 	ok "ib_srpt loaded ($path)"
+	log_module_text ib_srpt target_core_mod ib_core ib_cm rdma_cm rdma_rxe
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 	modprobe target_core_mod
 	if [ ! -d "$SRPT_CFG" ] && ! mkdir "$SRPT_CFG" 2>/tmp/mkdir.err; then
@@ -299,6 +311,7 @@ srp_login() {
 		# shellcheck disable=SC2086
 		modprobe ib_srp $IB_SRP_PARAMS || fail "modprobe ib_srp $IB_SRP_PARAMS"
 		[ -n "$IB_SRP_PARAMS" ] && echo "ib_srp loaded with: $IB_SRP_PARAMS"
+		log_module_text ib_srp scsi_transport_srp
 	fi
 	local f=/sys/class/infiniband_srp/srp-$hca-1/add_target
 	[ -e "$f" ] || fail "no $f"
@@ -591,8 +604,13 @@ DMESG_CHECKERS='KFENCE|ODEBUG|circular locking dependency|inconsistent lock stat
 # tests provoke it on purpose): a command released while work requests over
 # its data were posted (stats released_wrs_posted, docs/data-integrity.md).
 SRPT_EARLY_RELEASE_RE='released with [0-9]+ work requests posted'
-BAD_DMESG='WARNING|\bBUG\b|Oops|refcount|hung_task|blocked for more than|still waiting|leak|general protection|Call Trace|KASAN|UBSAN'
-BAD_DMESG="$BAD_DMESG|$DMESG_CHECKERS|$SRPT_EARLY_RELEASE_RE"
+# The kernel's own reports of a crash, a warning, a stall or a broken
+# refcount: every list of bad dmesg words starts from these (hostile.sh's
+# per-case list too).
+DMESG_REPORTS='WARNING|\bBUG\b|Oops|refcount|hung_task|blocked for more than|general protection|Call Trace|KASAN|UBSAN'
+# plus, for the whole run: in-tree's "still waiting ..." (a channel that
+# did not close in 5 s) and any leak report
+BAD_DMESG="$DMESG_REPORTS|still waiting|leak|$DMESG_CHECKERS|$SRPT_EARLY_RELEASE_RE"
 # Lines of the checkers' own boot banners that the words above would match
 # (exact, so that a report can never be hidden by them).
 DMESG_BANNERS='^(\[ *[0-9.]+\] )?kmemleak: Kernel memory leak detector initialized \(mem pool available: [0-9]+\)$'
