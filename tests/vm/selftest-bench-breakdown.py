@@ -30,18 +30,14 @@ sys.path.insert(0, CODE)
 import perf_stacks  # noqa: E402
 import trace_stages  # noqa: E402
 
+sys.path.insert(0, HERE)
+from selftest_check import Checks  # noqa: E402
+
 PY = "/usr/bin/python3"  # Debian's python with matplotlib, as bench-trace.sh runs it
-passed = failed = 0
 
 
-def check(what, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what + (": " + detail if detail else ""))
+CHECKS = Checks()
+check = CHECKS.check
 
 
 def close(a, b, tol=1e-6):
@@ -682,8 +678,7 @@ def main():
                 check("no exception in %s" % getattr(t, "__name__", "test"), False, traceback.format_exc())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("bench-breakdown: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return CHECKS.summary("bench-breakdown")
 
 
 if __name__ == "__main__":

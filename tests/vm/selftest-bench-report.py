@@ -20,17 +20,12 @@ import csv, json, os, shutil, subprocess, sys, tempfile, traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.environ.get("BENCH_REPORT", os.path.join(HERE, "bench-report.py"))
 PY = "/usr/bin/python3"  # Debian's python with matplotlib, as bench.sh runs it
-passed = failed = 0
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+from selftest_check import Checks  # noqa: E402
 
-
-def check(what, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what + (": " + detail if detail else ""))
+CHECKS = Checks()
+check = CHECKS.check
 
 
 def close(a, b, tol=0.0015):
@@ -754,5 +749,4 @@ try:
 finally:
     shutil.rmtree(top, ignore_errors=True)
 
-print("bench-report: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(CHECKS.summary("bench-report"))

@@ -20,8 +20,11 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+from selftest_check import Checks  # noqa: E402
+
 SCRIPT = os.environ.get("CPU_DUMP", os.path.join(HERE, "cpu_dump.py"))
-passed = failed = 0
 
 SLIDE = 0x1E000000
 LINK_TEXT = 0xFFFFFFFF81000000
@@ -35,14 +38,8 @@ SYMS = {  # link-time addresses of the fake System.map
 MOD_OLD, MOD_NEW, MOD_SIZE = 0xFFFFFFFFC0A00000, 0xFFFFFFFFC0B00000, 0x40000
 
 
-def check(what, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS " + what)
-    else:
-        failed += 1
-        print("FAIL " + what + (": " + detail if detail else ""))
+CHECKS = Checks()
+check = CHECKS.check
 
 
 def gate(handler):
@@ -227,8 +224,7 @@ def main():
     check("silent monitor: deadline holds", rc == 0 and "not read" in out and took < 15, f"{took:.1f}s {out}")
 
     shutil.rmtree(tmp, ignore_errors=True)
-    print(f"cpu-dump: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return CHECKS.summary("cpu-dump")
 
 
 if __name__ == "__main__":
