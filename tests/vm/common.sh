@@ -188,11 +188,18 @@ wait_guest() {
 				booted=1
 			elif [ "$t" -ge "$boot_tmo" ]; then
 				dump_guest_cpus "$dir" "BOOT HANG"
-				echo "BOOT HANG: no scenario start after ${boot_tmo}s: killing qemu pid $pid" >>"$dir/qemu.log"
-				kill "$pid" 2>/dev/null; sleep 2; kill -9 "$pid" 2>/dev/null
-				wait "$pid" 2>/dev/null
-				monitor_cleanup "$dir"
-				return 2
+				if grep -aq '^guest: kernel ' "$dir/serial.log" 2>/dev/null; then
+					# the scenario started while the dump read the vCPUs
+					echo "BOOT HANG withdrawn: the scenario started during the dump" >>"$dir/qemu.log"
+					rm -f "$dir/cpu-dump.txt"
+					booted=1
+				else
+					echo "BOOT HANG: no scenario start after ${boot_tmo}s: killing qemu pid $pid" >>"$dir/qemu.log"
+					kill "$pid" 2>/dev/null; sleep 2; kill -9 "$pid" 2>/dev/null
+					wait "$pid" 2>/dev/null
+					monitor_cleanup "$dir"
+					return 2
+				fi
 			fi
 		fi
 		if [ "$t" -ge "$tmo" ]; then

@@ -159,7 +159,11 @@ run_single() {
 		log "$sc: BOOT ${what^^} ($how, console: $line); boot $((try + 1)) of $((VM_BOOT_RETRIES + 1))"
 		boots="${boots:+$boots, }boot-$what-$try: $line"
 		mkdir -p "$dir/boot-$what-$try"; mv "$dir/serial.log" "$dir/qemu.log" "$dir/boot-$what-$try/"
-		[ ! -f "$dir/cpu-dump.txt" ] || mv "$dir/cpu-dump.txt" "$dir/boot-$what-$try/"
+		if [ -f "$dir/cpu-dump.txt" ]; then
+			# a hang's vCPUs in the run's log too: CI prints the log, not the dump
+			log "$sc: boot-$what-$try $(head -1 "$dir/cpu-dump.txt" | cut -c1-300)"
+			mv "$dir/cpu-dump.txt" "$dir/boot-$what-$try/"
+		fi
 	done
 	finish_one "$dir" "$sc" "$GUEST_PID" "$rc"
 	local why=$REASON
