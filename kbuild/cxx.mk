@@ -36,7 +36,7 @@ srpt-cxx-flags := -std=gnu++20 -nostdinc -nostdinc++ \
 	-isystem /usr/include/$(srpt-gcc-machine)/c++/$(srpt-gcc-version) \
 	-ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics \
 	-fno-use-cxa-atexit -fcheck-new -fno-gnu-unique \
-	-Wall -Wextra -Werror -Wno-missing-field-initializers \
+	-Wall -Wextra $(srpt-werror) -Wno-missing-field-initializers \
 	-I$(src)/include -I$(obj)/generated
 
 # Module BTF: pahole (1.24 in Debian 12) cannot encode C++ DWARF and the

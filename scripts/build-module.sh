@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds an out-of-tree module with Kbuild and fails on any warning: -Werror
-# covers the compilers; objtool and modpost warnings are caught by scanning
-# the log. The module is ib_srpt.ko (this tree) unless --dir names another
+# covers the compilers (SRPT_WERROR=1, which the Kbuild file turns into
+# -Werror; the DKMS package's build leaves it out, docs/build.md
+# "Warnings"); objtool and modpost warnings are caught by scanning the log. The module is ib_srpt.ko (this tree) unless --dir names another
 # Kbuild directory (the bench's test tools, tests/vm/build-pattern-bw.sh).
 # Usage: build-module.sh [--dir MODULE_DIR] KDIR LOGFILE [extra make args]
 set -uo pipefail
@@ -17,7 +18,7 @@ mkdir -p "$(dirname "$log")"
 # No module BTF: pahole cannot encode the C++ objects' DWARF, and keeping
 # DWARF is worth more (docs/build.md, "Debug info and BTF"); a test tool
 # needs none either.
-make -C "$kdir" M="$mdir" modules CONFIG_DEBUG_INFO_BTF_MODULES= "$@" 2>&1 | tee "$log"
+make -C "$kdir" M="$mdir" modules CONFIG_DEBUG_INFO_BTF_MODULES= SRPT_WERROR=1 "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
 	echo "build-module: make failed ($rc)" >&2

@@ -2,7 +2,8 @@
 # Checks of the module build itself: what it must refuse (kernel headers in
 # C++, global constructors) and what the built ib_srpt.ko must show (the
 # in-tree parameters, vermagic of the headers, C++ objects that objtool
-# processed). Prints one line per case and 'N passed, N failed'.
+# processed), and that warnings are errors in our build but not in the
+# DKMS package's. Prints one line per case and 'N passed, N failed'.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KVER=${KVER:-$("$top/scripts/kver.sh")}
@@ -166,6 +167,101 @@ pbw_log=$("$top/tests/vm/build-pattern-bw.sh" "$KVER" "$work/pattern-bw" "$KDIR"
 pbw_rc=$?
 [ "$pbw_rc" -eq 0 ] && [ "$(modinfo -F vermagic "$work/pattern-bw/srp_pattern_bw.ko" | awk '{print $1}')" = "$KVER" ]
 result pattern-bw-tool-builds-clean $? "build-pattern-bw.sh $KVER: exit $pbw_rc: $(echo "$pbw_log" | grep -m3 -iE 'error|warning' | tr '\n' ' ')"
+
+# -Werror is the project's own (SRPT_WERROR=1 from scripts/build-module.sh:
+# make, make check, CI), not the DKMS package's (docs/build.md, "Warnings").
+# 1. Every object of the ib_srpt.ko that `make` built here was compiled with
+#    -Werror (the kernel's own -Werror=<name> options do not count).
+# 2. The package's build, dkms.conf's MAKE line run as DKMS runs it on a copy
+#    of the files `make deb` ships, compiles a glue C file and a C++ file
+#    that each carry a warning (an unused variable): the warnings are
+#    printed, the objects are built, and no compiler command has -Werror.
+# 3. `make` on a copy of the tree with the same warning in the glue file
+#    fails on it. The glue file is glue/module.c, the first object Kbuild
+#    builds, so that this costs one object and not a whole module.
+werror_re='(^|[[:space:]])-Werror([[:space:]]|$)'
+missing=""
+for cmd in "$top"/glue/.*.o.cmd "$top"/configfs/.*.o.cmd $(find "$top/src" -name '.*.o.cmd'); do
+	[ -f "$cmd" ] || continue
+	grep -qE -- "$werror_re" "$cmd" || missing="$missing ${cmd#"$top"/}"
+done
+[ -f "$top/glue/.module.o.cmd" ] && [ -z "$missing" ]
+result dev-build-compiles-with-werror $? "no -Werror in:${missing:- (no glue/.module.o.cmd: build with make)}"
+
+werror_probe_c='
+int srpt_werror_probe(void);
+int srpt_werror_probe(void)
+{
+	int srpt_werror_probe_unused;
+
+	return 0;
+}'
+werror_probe_cxx='int srpt_werror_probe_cxx();
+int srpt_werror_probe_cxx()
+{
+	int srpt_werror_probe_unused;
+
+	return 0;
+}'
+# The files make-deb.sh packages (without the build's outputs), as DKMS
+# finds them: dkms.conf with its version filled in, VERSION written.
+copy_package_files() { # dest [extra paths]
+	local dest=$1; shift
+	mkdir -p "$dest"
+	(cd "$top" && git ls-files --cached --others --exclude-standard -- \
+		Kbuild kbuild src include glue configfs scripts/version.sh LICENSE dkms.conf "$@" |
+		while read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done |
+		tar -cf - -T -) | tar -xf - -C "$dest"
+}
+pkg_ver=0.0+test
+dkms_tree=$work/dkms
+pkg=$dkms_tree/ib-srpt/$pkg_ver/build
+copy_package_files "$pkg"
+echo "$pkg_ver" >"$pkg/VERSION"
+sed -i "s/#MODULE_VERSION#/$pkg_ver/" "$pkg/dkms.conf"
+printf '%s\n' "$werror_probe_c" >>"$pkg/glue/module.c"
+printf '%s\n' "$werror_probe_cxx" >"$pkg/src/zz_werror_probe.cpp"
+# DKMS sources dkms.conf with these set, then runs MAKE[0] in the build
+# directory. The targets: the two objects instead of `modules`.
+dkms_make=$(
+	# shellcheck disable=SC2034 # read by dkms.conf
+	kernel_source_dir=$KDIR
+	# shellcheck disable=SC1091
+	. "$pkg/dkms.conf"
+	printf '%s' "${MAKE[0]}"
+)
+read -ra dkms_argv <<<"$dkms_make"
+dkms_log=$work/dkms-werror.log
+if [ "${dkms_argv[${#dkms_argv[@]}-1]:-}" != modules ] || grep -qE -- "$werror_re|SRPT_WERROR" <<<"$dkms_make"; then
+	result dkms-build-without-werror 1 "dkms.conf's MAKE[0] is not '... modules' without -Werror/SRPT_WERROR: $dkms_make"
+else
+	(cd "$pkg" && env -u SRPT_WERROR "${dkms_argv[@]:0:${#dkms_argv[@]}-1}" \
+		glue/module.o src/zz_werror_probe.o) >"$dkms_log" 2>&1
+	dkms_rc=$?
+	why=""
+	[ "$dkms_rc" -eq 0 ] || why="$why; exit $dkms_rc: $(grep -m3 -E 'error|Error' "$dkms_log" | tr '\n' ' ')"
+	for o in glue/module src/zz_werror_probe; do
+		grep -q "${o}\.c.*: warning: unused variable [^ ]*srpt_werror_probe_unused[^ ]*" "$dkms_log" ||
+			why="$why; no unused-variable warning for $o"
+		[ -f "$pkg/$o.o" ] || why="$why; no $o.o"
+		cmd=$pkg/$(dirname "$o")/.$(basename "$o").o.cmd
+		if [ ! -f "$cmd" ]; then why="$why; no $cmd"
+		elif grep -qE -- "$werror_re" "$cmd"; then why="$why; -Werror in the command of $o.o"
+		fi
+	done
+	[ -z "$why" ]
+	result dkms-build-without-werror $? "${why#; } (log: $dkms_log)"
+fi
+
+dev=$work/dev-tree
+copy_package_files "$dev" Makefile scripts
+printf '%s\n' "$werror_probe_c" >>"$dev/glue/module.c"
+dev_log=$work/dev-werror.log
+env -u SRPT_WERROR make -C "$dev" KDIR="$KDIR" KVER="$KVER" >"$dev_log" 2>&1
+dev_rc=$?
+[ "$dev_rc" -ne 0 ] &&
+	grep -q "glue/module\.c.*error: unused variable [^ ]*srpt_werror_probe_unused[^ ]* \[-Werror=unused-variable\]" "$dev_log"
+result dev-build-fails-on-a-warning $? "make exit $dev_rc: $(grep -m3 -E 'warning|error' "$dev_log" | tr '\n' ' ')"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
