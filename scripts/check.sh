@@ -7,7 +7,7 @@
 #   deps module build unit tsa fuzz harness vm-intree vm-port dkms
 # vm-intree proves the guest scenarios on the in-tree driver; vm-port runs
 # the scenarios the port must pass (PORT_SCENARIOS), hostile (every case of
-# tests/tools/srp_hostile.c, docs/hostile-initiator.md) among them.
+# tests/tools/srp_hostile/, docs/hostile-initiator.md) among them.
 # A suite that cannot run is reported as failed, never as passed.
 #
 # Two kernels (KVERS, default "default 6.12"): the suites above on the

@@ -67,10 +67,12 @@ make_payload() {
 	# Small probes the scenarios run in the guest (tests/tools/*.c), built
 	# here against the same Debian libraries the guest has.
 	mkdir -p "$p/tools"
-	local src
-	for src in "$ROOT"/tests/tools/*.c; do
-		[ -f "$src" ] || continue
-		gcc -O2 -Wall -Wextra -Werror -o "$p/tools/$(basename "$src" .c)" "$src" -libumad -lrdmacm -libverbs ||
+	local src srcs
+	for src in "$ROOT"/tests/tools/*.c "$ROOT"/tests/tools/*/; do
+		[ -e "$src" ] || continue
+		# one file (x.c), or a folder whose *.c make one tool (srp_hostile/)
+		src=${src%/}; if [ -d "$src" ]; then srcs=("$src"/*.c); else srcs=("$src"); fi
+		gcc -O2 -Wall -Wextra -Werror -o "$p/tools/$(basename "$src" .c)" "${srcs[@]}" -libumad -lrdmacm -libverbs ||
 			die "building guest tool $src failed"
 	done
 	{

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every srp_hostile case (tests/tools/srp_hostile.c) in the `hostile`
+# Runs every srp_hostile case (tests/tools/srp_hostile/) in the `hostile`
 # guest scenario against SRPT=intree and/or SRPT=port and prints a markdown
 # table cases x drivers. A guest that crashes (expected for several cases
 # with the in-tree 6.1 driver) or stops after a kernel Oops is replaced by a
@@ -28,7 +28,7 @@ drivers=("$@"); [ ${#drivers[@]} -gt 0 ] || drivers=(intree port)
 mkdir -p "$OUTD"
 
 tool=$OUTD/srp_hostile
-gcc -O2 -Wall -Wextra -Werror -o "$tool" "$ROOT/tests/tools/srp_hostile.c" -lrdmacm -libverbs ||
+gcc -O2 -Wall -Wextra -Werror -o "$tool" "$ROOT"/tests/tools/srp_hostile/*.c -lrdmacm -libverbs ||
 	{ echo "hostile-compare: cannot build srp_hostile" >&2; exit 2; }
 if [ -n "${HOSTILE_CASES:-}" ]; then all=$(echo "$HOSTILE_CASES" | tr ',' ' '); else all=$("$tool" --list | awk '{print $1}'); fi
 all=$(echo $all)

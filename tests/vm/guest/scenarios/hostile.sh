@@ -1,5 +1,5 @@
 #!/bin/bash
-# Scenario hostile: the adversarial initiator (tests/tools/srp_hostile.c)
+# Scenario hostile: the adversarial initiator (tests/tools/srp_hostile/)
 # against the target, one named case at a time (docs/hostile-initiator.md).
 # Target configured as in e2e (rxe1's port, rd_mcp LUN 0 + fileio LUN 1 +
 # iblock/null_blk LUN 2, ACL
