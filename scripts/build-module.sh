@@ -2,7 +2,7 @@
 # Builds an out-of-tree module with Kbuild and fails on any warning: -Werror
 # covers the compilers; objtool and modpost warnings are caught by scanning
 # the log. The module is ib_srpt.ko (this tree) unless --dir names another
-# Kbuild directory (the bench's test tools, tests/vm/build-pattern-bw.sh).
+# Kbuild directory (the bench's test tools, tests/vm/bench/build-pattern-bw.sh).
 # Usage: build-module.sh [--dir MODULE_DIR] KDIR LOGFILE [extra make args]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -8,9 +8,9 @@
 # `make check` (suite harness) and before check-debug. Prints one line per
 # case and 'dmesg-gate: N passed, N failed'.
 set -uo pipefail
-VM_DIR=$(cd "$(dirname "$0")" && pwd)
+VM_DIR=$(cd "$(dirname "$0")/.." && pwd)  # tests/vm
 SCENARIO=selftest OUT=/tmp
-# shellcheck source=guest/lib.sh
+# shellcheck source=../guest/lib.sh
 . "$VM_DIR/guest/lib.sh"
 passed=0 failed=0
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A deliberately broken "ib_srpt" for the harness self-test
- * (tests/vm/selftest-broken.sh). BROKEN_MODE selects how it is broken:
+ * (tests/vm/selftest/selftest-broken.sh). BROKEN_MODE selects how it is broken:
  *   1 (fail-init): module init fails with -ENODEV, so modprobe fails;
  *   2 (no-fabric): loads, but never registers the srpt target fabric.
  * Either way the e2e scenario must FAIL with a clear message.

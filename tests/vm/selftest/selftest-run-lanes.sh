@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Host self-test of tests/vm/run-lanes.sh (make check-debug DEBUG_JOBS=2):
+# Host self-test of tests/vm/harness/run-lanes.sh (make check-debug DEBUG_JOBS=2):
 # with a stand-in for run.sh, the lanes' split, the PASS/FAIL lines, the
 # summed summary and the exit status. Ends with 'run-lanes: N passed, N failed'.
 set -uo pipefail
@@ -30,7 +30,7 @@ check() { # check NAME COMMAND...
 }
 lanes() { # lanes TAG SCENARIO...: output in $tmp/TAG.out, exit in $tmp/TAG.rc
 	local tag=$1; shift
-	RUN_SH=$tmp/run.sh "$here/run-lanes.sh" "$tmp/$tag" "$@" >"$tmp/$tag.out" 2>&1
+	RUN_SH=$tmp/run.sh "$here/../harness/run-lanes.sh" "$tmp/$tag" "$@" >"$tmp/$tag.out" 2>&1
 	echo $? >"$tmp/$tag.rc"
 }
 

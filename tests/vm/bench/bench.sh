@@ -31,7 +31,7 @@
 # was loaded before the boot; 3: figures printed but not a verdict.
 set -uo pipefail
 user_vm_timeout=${VM_TIMEOUT:-}  # common.sh defaults VM_TIMEOUT to 600
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../harness/common.sh"
 BENCH_B=${BENCH_B:-port}
 BENCH_ROUNDS=${BENCH_ROUNDS:-7}
 BENCH_RUNTIME=${BENCH_RUNTIME:-8}
@@ -89,7 +89,7 @@ if [ -z "$BENCH_ICOUNT" ] && load_above "$gate_load"; then
 	echo "bench: BENCH_FORCE=1: running anyway; the report marks the figures LOADED: not a verdict"
 fi
 
-"$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+"$VM_DIR/harness/build-image.sh" >/dev/null || die "guest image build failed"
 dir="$ART_BASE/bench"
 rm -rf "$dir"; mkdir -p "$dir"
 with_port=0
@@ -139,7 +139,7 @@ sample_while() {
 # guest's kernel.
 perftest=1
 [ -n "$BENCH_ICOUNT" ] && perftest=0
-"$VM_DIR/build-pattern-bw.sh" "$GUEST_KREL" "$dir/pattern-bw" || die "building srp_pattern_bw.ko for $GUEST_KREL failed"
+"$VM_DIR/bench/build-pattern-bw.sh" "$GUEST_KREL" "$dir/pattern-bw" || die "building srp_pattern_bw.ko for $GUEST_KREL failed"
 echo "bench: A = in-tree ib_srpt, B = $BENCH_B$([ "$BENCH_B" = intree ] && echo ' (in-tree again: B/A shows the noise)')"
 echo "bench: $BENCH_ROUNDS rounds, fio ${BENCH_RUNTIME}s + 2s ramp per job, one guest (TCG, $GUEST_SMP vCPU(s), guest clock: $GUEST_CLOCK), artifacts $dir"
 echo "bench: load gate: 1-minute load average $gate_load (BENCH_MAX_LOAD=$BENCH_MAX_LOAD); other load sampled every 10 s into $load_csv"
@@ -165,7 +165,7 @@ if [ "$rc" != 0 ]; then
 fi
 force=()
 [ "$BENCH_FORCE" = 1 ] && force=(--force)
-"$PY" "$VM_DIR/bench-report.py" "$dir" "$BENCH_B" --max-load "$BENCH_MAX_LOAD" --clock "$GUEST_CLOCK" "${force[@]}"
+"$PY" "$VM_DIR/bench/bench-report.py" "$dir" "$BENCH_B" --max-load "$BENCH_MAX_LOAD" --clock "$GUEST_CLOCK" "${force[@]}"
 report_rc=$?
 echo "bench: finished in $(( $(date +%s) - t0 ))s"
 exit "$report_rc"

@@ -17,9 +17,9 @@ check() { # check NAME COMMAND...
 # where it refuses. A subshell each: die() exits.
 setup() {
 	(
-		KVER=selftest ROOT=$here/../.. VM_TIMEOUT=600
-		# shellcheck source=common.sh
-		. "$here/common.sh"
+		KVER=selftest ROOT=$here/../../.. VM_TIMEOUT=600
+		# shellcheck source=../harness/common.sh
+		. "$here/../harness/common.sh"
 		BENCH_ICOUNT=$1
 		guest_clock_setup "$2" 2>/dev/null || exit 1
 		echo "$GUEST_CLOCK|$GUEST_SMP|${GUEST_CLOCK_ARGS[*]}|$VM_TIMEOUT"

@@ -20,30 +20,30 @@
 #   BT_CENSUS=0          (1: also a call census, before the CPU windows: how
 #                         often each of ~50 kernel functions runs per I/O on
 #                         each driver, from kprobe hit counts; exact, so it
-#                         suits the instruction clock; tests/vm/call_census.py)
+#                         suits the instruction clock; tests/vm/bench/call_census.py)
 #   BT_CENSUS_S=8        (seconds of each census window)
 #   BT_COST=0            (1: also the driver's cost, after the census: every
 #                         call into ib_srpt from outside it timed with
 #                         function_graph, per I/O by root function; under
-#                         icount in instructions; tests/vm/driver_cost.py)
+#                         icount in instructions; tests/vm/bench/driver_cost.py)
 #   BT_COST_S=4          (seconds of each cost window, after 0.5 s that
 #                         finds the roots)
 #   BT_CALLEES=0         (1, with BT_COST=1: also where the roots' time goes,
 #                         at QD1: function_graph on every function beneath
 #                         the roots, the tracer's own cost per hooked call
-#                         taken out; tests/vm/driver_callees.py)
+#                         taken out; tests/vm/bench/driver_callees.py)
 #   BT_CALLEES_S=1       (seconds of each callee window)
 #   BT_JOBS="..."        (only these of the 8 jobs, by file part <lun>-<rw>-qd<N>,
 #                         e.g. "rd-randread-qd32": every window of the run, the
 #                         QD1 stage windows of the QD1 jobs named; default all;
-#                         tests/vm/trace_jobs.py)
+#                         tests/vm/bench/trace_jobs.py)
 # Output: breakdown.md (also on stdout), breakdown.json, flame-<side>-<lun>.png
 # and the guest's raw files in $VM_ARTIFACTS/bench-trace/ (default
 # build/vm-artifacts/bench-trace/). Exit status 0: report written; 1: the
 # guest run or the report failed.
 set -uo pipefail
 user_vm_timeout=${VM_TIMEOUT:-}  # common.sh defaults VM_TIMEOUT to 600
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../harness/common.sh"
 BENCH_B=${BENCH_B:-port}
 BT_TRACE_S=${BT_TRACE_S:-3}
 BT_CPU_S=${BT_CPU_S:-6}
@@ -55,7 +55,7 @@ BT_COST_S=${BT_COST_S:-4}
 BT_CALLEES=${BT_CALLEES:-0}
 BT_CALLEES_S=${BT_CALLEES_S:-1}
 BENCH_MAX_LOAD=${BENCH_MAX_LOAD:-0.5}
-BT_JOBS=$("$PY" "$VM_DIR/trace_jobs.py" check "${BT_JOBS:-}") || die "BT_JOBS: see above"
+BT_JOBS=$("$PY" "$VM_DIR/bench/trace_jobs.py" check "${BT_JOBS:-}") || die "BT_JOBS: see above"
 n_jobs=$(wc -w <<<"$BT_JOBS")
 n_qd1=$(tr ' ' '\n' <<<"$BT_JOBS" | grep -c -- '-qd1$')
 case $BENCH_B in intree|port) ;; *) die "BENCH_B must be intree or port";; esac
@@ -81,7 +81,7 @@ case $BT_CALLEES in 0|1) ;; *) die "BT_CALLEES must be 0 or 1";; esac
 VM_TIMEOUT=${user_vm_timeout:-$((600 + 2 * 3 * (n_qd1 * (BT_TRACE_S + 8) + n_jobs * (BT_CPU_S + 35) + BT_CENSUS * n_jobs * (BT_CENSUS_S + 12) + BT_COST * n_jobs * (BT_COST_S + 70) + BT_CALLEES * n_qd1 * (BT_CALLEES_S + 100) + 60)))}
 guest_clock_setup "$user_vm_timeout"  # BENCH_ICOUNT (common.sh)
 
-"$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+"$VM_DIR/harness/build-image.sh" >/dev/null || die "guest image build failed"
 dir="$ART_BASE/bench-trace"
 rm -rf "$dir"; mkdir -p "$dir"
 with_port=0
@@ -120,5 +120,5 @@ if [ "$rc" != 0 ]; then
 	echo "bench-trace: FAIL: $why"
 	exit 1
 fi
-"$PY" "$VM_DIR/bench-breakdown.py" "$dir" || { echo "bench-trace: FAIL: bench-breakdown.py"; exit 1; }
+"$PY" "$VM_DIR/bench/bench-breakdown.py" "$dir" || { echo "bench-trace: FAIL: bench-breakdown.py"; exit 1; }
 echo "bench-trace: finished in $(( $(date +%s) - t0 ))s"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds (or reuses) the guest image for the check-debug kernel, as an
-# overlay of the stock image (tests/vm/build-image.sh), not a new debootstrap:
+# overlay of the stock image (tests/vm/harness/build-image.sh), not a new debootstrap:
 #   bzImage            the debug kernel the guest boots (build-debug-kernel.sh;
 #                      its vmlinux stays in the kernel's cache directory for
 #                      symbolising reports). Not the ELF vmlinux through
@@ -25,7 +25,7 @@ BASE="$IMAGE_DIR"   # the stock image of common.sh
 command -v debugfs >/dev/null || die "missing host tool debugfs (e2fsprogs)"
 [ -x /bin/busybox ] && file_busybox=/bin/busybox || file_busybox=$(command -v busybox)
 
-h=$({ echo "$BASE $DK_DIR $REL"; cat "$VM_DIR/build-debug-image.sh" "$VM_DIR/guest/initramfs-init"; } |
+h=$({ echo "$BASE $DK_DIR $REL"; cat "$VM_DIR/harness/build-debug-image.sh" "$VM_DIR/guest/initramfs-init"; } |
 	sha256sum | cut -c1-12)
 OUTD="$CACHE_BASE/debug-image/$REL-$h"
 if [ -f "$OUTD/ok" ] && [ -z "${FORCE:-}" ]; then

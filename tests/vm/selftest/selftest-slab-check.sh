@@ -8,7 +8,7 @@
 # Ends with 'slab-check: N passed, N failed'.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-lib=$here/guest/lib.sh
+lib=$here/../guest/lib.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
 check() { # check NAME COMMAND...

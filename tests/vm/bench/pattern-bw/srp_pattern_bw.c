@@ -3,7 +3,7 @@
  * srp_pattern_bw: the bench's raw ceiling for SRP's large reads, measured
  * in the kernel with SRP's own message pattern and nothing else.
  *
- * A test tool of the guest benchmark (tests/vm/bench.sh), not part of the
+ * A test tool of the guest benchmark (tests/vm/bench/bench.sh), not part of the
  * product. User-space perftest on two TCG vCPUs measured how its polling
  * client and server share the CPUs with rxe, not the link: SRP's 128 KiB
  * reads went faster than its "ceiling" (docs/testing-vm.md). This module

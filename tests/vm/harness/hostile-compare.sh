@@ -6,7 +6,7 @@
 # new guest that continues with the remaining cases; the case that was
 # running when a guest died is recorded as guest_crash / guest_hung.
 #
-#   tests/vm/hostile-compare.sh [intree] [port]     (default: intree port)
+#   tests/vm/harness/hostile-compare.sh [intree] [port]     (default: intree port)
 #   HOSTILE_CASES="a b c"   subset (default: all of srp_hostile --list)
 #   HOSTILE_MAX_BOOTS=N     per driver (default 40)
 #   VM_TIMEOUT=secs         per guest (default 1200)
@@ -19,7 +19,7 @@
 # while a long comparison is running cannot derail it.
 main() {
 set -uo pipefail
-VM_DIR=$(cd "$(dirname "$0")" && pwd)
+VM_DIR=$(cd "$(dirname "$0")/.." && pwd)  # tests/vm
 ROOT=${ROOT:-$(cd "$VM_DIR/../.." && pwd)}
 OUTD=${HOSTILE_OUT:-${VM_ARTIFACTS:-$ROOT/build/vm-artifacts}/hostile-compare}
 export VM_TIMEOUT=${VM_TIMEOUT:-1200}
@@ -68,7 +68,7 @@ ingest() {
 # off within 45 s (seen after an in-tree Oops) is killed by its PID.
 boot_guest() { # boot_guest SRPT ART LOG
 	local srpt=$1 art=$2 lg=$3 serial=$2/$1/hostile/serial.log t=0
-	VM_ARTIFACTS=$art SRPT=$srpt VMENV_HOSTILE_CASES="$remaining" "$VM_DIR/run.sh" hostile >"$lg" 2>&1 &
+	VM_ARTIFACTS=$art SRPT=$srpt VMENV_HOSTILE_CASES="$remaining" "$VM_DIR/harness/run.sh" hostile >"$lg" 2>&1 &
 	local rp=$!
 	local last=0 still=0 sz
 	while kill -0 "$rp" 2>/dev/null; do

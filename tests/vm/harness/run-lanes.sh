@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-lanes.sh LOGDIR SCENARIO...: the scenarios in two lanes, each lane one
-# tests/vm/run.sh (its scenarios one after the other), both lanes at once;
+# tests/vm/harness/run.sh (its scenarios one after the other), both lanes at once;
 # make check-debug with DEBUG_JOBS=2. A debug guest keeps about one host
 # core busy (top: 88-92 % per QEMU with two of them running on two cores),
 # so one lane leaves a core of a 2-core machine mostly idle and two lanes

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Host-side self-test of tests/vm/cpu_dump.py, no guest: a fake QEMU human
+"""Host-side self-test of tests/vm/harness/cpu_dump.py, no guest: a fake QEMU human
 monitor on a unix socket (banner, prompt, echoed command lines, `info
 cpus`, `cpu N`, `info registers`, `x /Ngx`) with two vCPUs, one halted
 with interrupts on and one stuck with them off inside a module, a KASLR
@@ -24,7 +24,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 from selftest_check import Checks  # noqa: E402
 
-SCRIPT = os.environ.get("CPU_DUMP", os.path.join(HERE, "cpu_dump.py"))
+SCRIPT = os.environ.get("CPU_DUMP", os.path.join(os.path.dirname(HERE), "harness", "cpu_dump.py"))
 
 SLIDE = 0x1E000000
 LINK_TEXT = 0xFFFFFFFF81000000

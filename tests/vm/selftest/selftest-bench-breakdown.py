@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Host-side self-test of tests/vm/bench-breakdown.py and its modules
+"""Host-side self-test of tests/vm/bench/bench-breakdown.py and its modules
 (trace_stages, perf_stacks, flamegraph, perf_diff), no guest: synthetic ftrace dumps
 of the bench-trace kprobe events with known stage times (two channels,
 the completion work on the other CPU, the initiator's own posts inside
@@ -23,8 +23,8 @@ import tempfile
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CODE = os.environ.get("BENCH_BREAKDOWN_DIR", HERE)
-# the modules next to this file; no __pycache__ left in the source tree
+CODE = os.environ.get("BENCH_BREAKDOWN_DIR", os.path.join(os.path.dirname(HERE), "bench"))
+# the modules under test (tests/vm/bench); no __pycache__ left in the source tree
 sys.dont_write_bytecode = True
 sys.path.insert(0, CODE)
 import perf_stacks  # noqa: E402

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Host-side self-test of tests/vm/bench-report.py, no guest: synthetic bench
+"""Host-side self-test of tests/vm/bench/bench-report.py, no guest: synthetic bench
 artifacts (fio JSON with the fields the report reads, perftest reports in
-perftest 4.5's text format, host-load.csv as tests/vm/bench.sh writes it)
+perftest 4.5's text format, host-load.csv as tests/vm/bench/bench.sh writes it)
 with known numbers, and the report's output checked against them: medians,
 B/A and paired ratios, the raw ceiling fraction and pattern-floor multiple,
 "other load" from the counters, the 7-round minimum, the LOADED and forced
@@ -18,7 +18,7 @@ Prints one line per check and 'bench-report: N passed, N failed'."""
 import csv, json, os, shutil, subprocess, sys, tempfile, traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPORT = os.environ.get("BENCH_REPORT", os.path.join(HERE, "bench-report.py"))
+REPORT = os.environ.get("BENCH_REPORT", os.path.join(os.path.dirname(HERE), "bench", "bench-report.py"))
 PY = "/usr/bin/python3"  # Debian's python with matplotlib, as bench.sh runs it
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)

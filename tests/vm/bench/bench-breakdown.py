@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Report of `make bench-trace` (tests/vm/bench-trace.sh): from the guest's
+"""Report of `make bench-trace` (tests/vm/bench/bench-trace.sh): from the guest's
 files in DIR, where one QD1 command's time goes stage by stage on each
 driver (trace_stages.py), the CPU time per I/O at QD1 and QD32
 (perf_stacks.py), a flame graph per driver and LUN (flamegraph.py) and,

@@ -3,7 +3,7 @@
 # (guest scenario: guest/scenarios/blktests-srp.sh) and prints one line per
 # test (PASS/FAIL/NOT RUN with the reason) and 'N passed, N failed'.
 #
-#   tests/vm/blktests.sh /path/to/blktests     (or BLKTESTS=/path/to/blktests)
+#   tests/vm/harness/blktests.sh /path/to/blktests     (or BLKTESTS=/path/to/blktests)
 #   make blktests-srp BLKTESTS=/path/to/blktests [SRPT=port|intree]
 #
 #   SRPT=intree|port    which ib_srpt the guest's modprobe finds (default intree)
@@ -52,7 +52,7 @@ run_guest() {
 		[ -f "$f" ] && { kconfig=$f; break; }
 	done
 	[ -n "$kconfig" ] || die "no kernel config for $KVER (/boot/config-$KVER or linux-headers-$KVER/.config)"
-	"$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+	"$VM_DIR/harness/build-image.sh" >/dev/null || die "guest image build failed"
 	rm -rf "$dir"; mkdir -p "$dir"
 
 	# Staging copy of the checkout with its src/ helpers built.

@@ -18,7 +18,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-DK_SRC_DIR="$VM_DIR/debug-kernel"
+DK_SRC_DIR="$VM_DIR/harness/debug-kernel"
 JOBS=${DEBUG_KERNEL_JOBS:-2}
 # Config base (docs/debug-kernel.md):
 #   min     allnoconfig + debug-kernel/guest-min.config + Debian's values of
@@ -45,7 +45,7 @@ base_config="/usr/src/linux-headers-$KVER/.config"
 dk_hash() {
 	{
 		echo "$KVER $src_pkg $hdr_ver $BASE"
-		cat "$base_config" "$DK_SRC_DIR/debug.config" "$VM_DIR/build-debug-kernel.sh" \
+		cat "$base_config" "$DK_SRC_DIR/debug.config" "$VM_DIR/harness/build-debug-kernel.sh" \
 			"$DK_SRC_DIR"/patches/*.patch
 		if [ "$BASE" = min ]; then cat "$DK_SRC_DIR/guest-min.config"
 		else cat "$DK_SRC_DIR/guest-trim.config" "$DK_SRC_DIR/guest-modules.txt"; fi

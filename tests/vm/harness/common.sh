@@ -1,7 +1,7 @@
 # Shared host-side settings for the guest harness. Sourced, not run.
 # shellcheck shell=bash
 
-VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)  # tests/vm
 ROOT=${ROOT:-$(cd "$VM_DIR/../.." && pwd)}
 
 # KVER: the kernel the module is built against and the guests boot
@@ -26,7 +26,7 @@ image_hash() {
 	{
 		echo "$KVER $SUITE $MIRROR"
 		echo "$GUEST_PKGS"
-		cat "$VM_DIR/build-image.sh" "$VM_DIR/guest/initramfs-init"
+		cat "$VM_DIR/harness/build-image.sh" "$VM_DIR/guest/initramfs-init"
 	} | sha256sum | cut -c1-16
 }
 IMAGE_DIR="$CACHE_BASE/$KVER-$(image_hash)"
@@ -155,13 +155,13 @@ guest_clock_setup() {
 }
 
 # dump_guest_cpus DIR WHY: before a guest is killed, where its vCPUs are
-# (tests/vm/cpu_dump.py through the monitor start_guest opened) into
+# (tests/vm/harness/cpu_dump.py through the monitor start_guest opened) into
 # DIR/cpu-dump.txt, and the summary line into DIR/qemu.log. Names kernel
 # addresses with GUEST_SYSTEM_MAP when set (run.sh: the debug kernel's).
 dump_guest_cpus() {
 	local dir=$1 why=$2 mon
 	mon=$(cat "$dir/monitor.path" 2>/dev/null) || return 0
-	timeout -k 5 60 "$PY" "$VM_DIR/cpu_dump.py" --sock "$mon" --serial "$dir/serial.log" \
+	timeout -k 5 60 "$PY" "$VM_DIR/harness/cpu_dump.py" --sock "$mon" --serial "$dir/serial.log" \
 		${GUEST_SYSTEM_MAP:+--system-map "$GUEST_SYSTEM_MAP"} >"$dir/cpu-dump.txt" 2>&1 ||
 		echo "vCPUs: cpu_dump.py failed (exit $?)" >>"$dir/cpu-dump.txt"
 	echo "$why: $(head -1 "$dir/cpu-dump.txt") (cpu-dump.txt)" >>"$dir/qemu.log"

@@ -2,7 +2,7 @@
 # Runs guest scenarios under QEMU (TCG) and reports PASS/FAIL per scenario
 # and a closing 'N passed, N failed' line.
 #
-#   tests/vm/run.sh [scenario...]        (default: e2e configfs twohost)
+#   tests/vm/harness/run.sh [scenario...]        (default: e2e configfs twohost)
 #   SRPT=intree|port   which ib_srpt the target loads (default intree);
 #                      dkms: the one DKMS built in VM_ROOTFS (dkms-check.sh)
 #   VM_ROOTFS=path     root filesystem image instead of the cached one
@@ -39,14 +39,14 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
 # SRPT=dkms: the module the ib-srpt-dkms package built inside the guest's
-# root filesystem (VM_ROOTFS, made by tests/vm/dkms-check.sh).
+# root filesystem (VM_ROOTFS, made by tests/vm/harness/dkms-check.sh).
 case $SRPT in intree|port) ;; dkms) [ -n "${VM_ROOTFS:-}" ] || die "SRPT=dkms needs VM_ROOTFS";; *) die "SRPT must be intree, port or dkms, not '$SRPT'";; esac
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(e2e configfs twohost)
 
-"$VM_DIR/build-image.sh" >/dev/null || die "guest image build failed"
+"$VM_DIR/harness/build-image.sh" >/dev/null || die "guest image build failed"
 if [ -n "${DEBUG_KERNEL_DIR:-}" ]; then
-	IMAGE_DIR=$("$VM_DIR/build-debug-image.sh" "$DEBUG_KERNEL_DIR") || die "debug guest image build failed"
+	IMAGE_DIR=$("$VM_DIR/harness/build-debug-image.sh" "$DEBUG_KERNEL_DIR") || die "debug guest image build failed"
 	log "debug kernel $GUEST_KREL, image $IMAGE_DIR"
 	# the vCPU dump of a guest killed by a timeout names its kernel addresses
 	[ ! -f "$DEBUG_KERNEL_DIR/linux/System.map" ] || export GUEST_SYSTEM_MAP=$DEBUG_KERNEL_DIR/linux/System.map

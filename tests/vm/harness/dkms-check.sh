@@ -26,7 +26,7 @@ deb=$("$ROOT/scripts/make-deb.sh" | tail -1)
 [ -f "$deb" ] || { bad "make deb"; finish; }
 pass "make deb: $(basename "$deb")"
 ver=$(dpkg-deb -f "$deb" Version)
-base=$("$VM_DIR/build-image.sh") || { bad "guest image"; finish; }
+base=$("$VM_DIR/harness/build-image.sh") || { bad "guest image"; finish; }
 
 out=${DKMS_ARTIFACTS:-$ROOT/build/dkms}
 rm -rf "$out"; mkdir -p "$out"
@@ -150,7 +150,7 @@ rm -f "$mnt/tmp/$(basename "$deb")"
 cleanup
 trap - EXIT
 if SRPT=dkms VM_ROOTFS=$img VMENV_DKMS_VERSION=$ver VMENV_DKMS_KO=$guest_ko VM_ARTIFACTS=$out/vm \
-	"$VM_DIR/run.sh" e2e >"$out/e2e.log" 2>&1; then
+	"$VM_DIR/harness/run.sh" e2e >"$out/e2e.log" 2>&1; then
 	pass "e2e on the DKMS-built module ($(grep -m1 '^PASS' "$out/e2e.log"))"
 else
 	bad "e2e on the DKMS-built module: $(grep -m1 '^FAIL' "$out/e2e.log")"
