@@ -16,6 +16,7 @@
 # Cache: $SRPT_VM_CACHE/debug-image/<release>-<hash of both inputs>/
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/initramfs.sh"
 
 DK_DIR=${1:?usage: build-debug-image.sh DEBUG_KERNEL_DIR}
 [ -f "$DK_DIR/ok" ] || die "no finished debug kernel in $DK_DIR (build-debug-kernel.sh)"
@@ -23,9 +24,9 @@ REL=$(cat "$DK_DIR/release")
 BASE="$IMAGE_DIR"   # the stock image of common.sh
 [ -f "$BASE/ok" ] || die "no stock guest image in $BASE (build-image.sh)"
 command -v debugfs >/dev/null || die "missing host tool debugfs (e2fsprogs)"
-[ -x /bin/busybox ] && file_busybox=/bin/busybox || file_busybox=$(command -v busybox)
 
-h=$({ echo "$BASE $DK_DIR $REL"; cat "$VM_DIR/harness/build-debug-image.sh" "$VM_DIR/guest/initramfs-init"; } |
+h=$({ echo "$BASE $DK_DIR $REL"; cat "$VM_DIR/harness/build-debug-image.sh" "$VM_DIR/harness/initramfs.sh" \
+	"$VM_DIR/guest/initramfs-init"; } |
 	sha256sum | cut -c1-12)
 OUTD="$CACHE_BASE/debug-image/$REL-$h"
 if [ -f "$OUTD/ok" ] && [ -z "${FORCE:-}" ]; then
@@ -50,23 +51,8 @@ bz="$DK_DIR/linux/arch/x86/boot/bzImage"
 [ -f "$bz" ] || die "no $bz"
 cp "$bz" "$TMP/bzImage"
 
-# Initramfs: as build-image.sh step 3, with the debug kernel's modules.
-IR="$TMP/initramfs"
-mkdir -p "$IR"/{bin,dev,proc,sys,newroot,payload,lib/modules}
-cp "$file_busybox" "$IR/bin/busybox"
-cp "$VM_DIR/guest/initramfs-init" "$IR/init"; chmod 755 "$IR/init"
-: >"$IR/modules.order"
-for m in virtio_pci virtio_blk ext4; do
-	modprobe -d "$STAGE" -S "$REL" --show-depends "$m" | awk '$1=="insmod"{print $2}'
-done | awk '!seen[$0]++' | while read -r ko; do
-	rel=${ko#"$MODS"/}
-	mkdir -p "$IR/lib/modules/$(dirname "$rel")"
-	cp "$ko" "$IR/lib/modules/$rel"
-	echo "$rel" >>"$IR/modules.order"
-done
-log "initramfs modules: $(tr '\n' ' ' <"$IR/modules.order")"
-(cd "$IR" && find . | cpio -o -H newc --quiet | gzip -1) >"$TMP/initramfs.cpio.gz"
-rm -rf "$IR"
+# Initramfs: as the stock image's, with the debug kernel's modules.
+build_initramfs "$STAGE" "$REL" "$TMP/initramfs.cpio.gz"
 
 # Rootfs: copy of the stock one plus the module tree (debugfs mkdir/write:
 # no loop mount needed).

@@ -7,6 +7,7 @@
 # Prints the image directory on stdout. FORCE=1 rebuilds.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/initramfs.sh"
 
 if [ -f "$IMAGE_DIR/ok" ] && [ -z "${FORCE:-}" ]; then
 	echo "$IMAGE_DIR"; exit 0
@@ -15,7 +16,6 @@ fi
 for t in debootstrap busybox mkfs.ext4 cpio xz zstd dpkg-deb apt-get qemu-system-x86_64; do
 	command -v "$t" >/dev/null || die "missing host tool $t: run scripts/install-deps.sh vm"
 done
-[ -x /bin/busybox ] && file_busybox=/bin/busybox || file_busybox=$(command -v busybox)
 
 t0=$(date +%s)
 mkdir -p "$CACHE_BASE"
@@ -76,21 +76,7 @@ find "$MODS" -name '*.ko.xz' -exec xz -d {} + 2>/dev/null || true
 depmod -b "$TMP/kroot" "$KVER"
 
 # 3. base initramfs: busybox + virtio/ext4 modules in dependency order.
-IR="$TMP/initramfs"
-mkdir -p "$IR"/{bin,dev,proc,sys,newroot,payload,lib/modules}
-cp "$file_busybox" "$IR/bin/busybox"
-cp "$VM_DIR/guest/initramfs-init" "$IR/init"; chmod 755 "$IR/init"
-: >"$IR/modules.order"
-for m in virtio_pci virtio_blk ext4; do
-	modprobe -d "$TMP/kroot" -S "$KVER" --show-depends "$m" | awk '$1=="insmod"{print $2}'
-done | awk '!seen[$0]++' | while read -r ko; do
-	rel=${ko#"$MODS"/}
-	mkdir -p "$IR/lib/modules/$(dirname "$rel")"
-	cp "$ko" "$IR/lib/modules/$rel"
-	echo "$rel" >>"$IR/modules.order"
-done
-log "initramfs modules: $(tr '\n' ' ' <"$IR/modules.order")"
-(cd "$IR" && find . | cpio -o -H newc --quiet | gzip -1) >"$TMP/initramfs.cpio.gz"
+build_initramfs "$TMP/kroot" "$KVER" "$TMP/initramfs.cpio.gz"
 
 # 4. rootfs: debootstrap minbase + tools + the kernel's modules.
 RFS="$TMP/rootfs"
@@ -109,7 +95,7 @@ used_mb=$(du -sm "$RFS" | cut -f1)
 truncate -s $((used_mb + 1024))M "$TMP/rootfs.ext4"
 mkfs.ext4 -q -F -L srpt-root -d "$RFS" "$TMP/rootfs.ext4"
 echo "$KVER $(basename "$deb")" >"$TMP/kernel.txt"
-rm -rf "$RFS" "$TMP/kroot" "$IR" "$deb"
+rm -rf "$RFS" "$TMP/kroot" "$deb"
 
 rm -rf "$IMAGE_DIR"; mv "$TMP" "$IMAGE_DIR"; trap - EXIT
 touch "$IMAGE_DIR/ok"

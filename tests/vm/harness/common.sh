@@ -26,7 +26,8 @@ image_hash() {
 	{
 		echo "$KVER $SUITE $MIRROR"
 		echo "$GUEST_PKGS"
-		cat "$VM_DIR/harness/build-image.sh" "$VM_DIR/guest/initramfs-init"
+		cat "$VM_DIR/harness/build-image.sh" "$VM_DIR/harness/initramfs.sh" \
+			"$VM_DIR/guest/initramfs-init"
 	} | sha256sum | cut -c1-16
 }
 IMAGE_DIR="$CACHE_BASE/$KVER-$(image_hash)"
