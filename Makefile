@@ -43,9 +43,9 @@ man:
 	@KVER=$(KVER) $(ROOT)/scripts/make-man.sh
 
 # The package installed in a copy of the guest's root filesystem: DKMS
-# build, purge, e2e on the DKMS-built module (tests/vm/dkms-check.sh).
+# build, purge, e2e on the DKMS-built module (tests/vm/harness/dkms-check.sh).
 check-dkms: deps
-	@KVER=$(KVER) $(ROOT)/tests/vm/dkms-check.sh
+	@KVER=$(KVER) $(ROOT)/tests/vm/harness/dkms-check.sh
 
 deps:
 	$(ROOT)/scripts/install-deps.sh all

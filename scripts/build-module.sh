@@ -3,7 +3,7 @@
 # covers the compilers (SRPT_WERROR=1, which the Kbuild file turns into
 # -Werror; the DKMS package's build leaves it out, docs/build.md
 # "Warnings"); objtool and modpost warnings are caught by scanning the log. The module is ib_srpt.ko (this tree) unless --dir names another
-# Kbuild directory (the bench's test tools, tests/vm/build-pattern-bw.sh).
+# Kbuild directory (the bench's test tools, tests/vm/bench/build-pattern-bw.sh).
 # Usage: build-module.sh [--dir MODULE_DIR] KDIR LOGFILE [extra make args]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # `make check-debug`: the guest scenarios on the check-debug kernel (KASAN,
 # lockdep, kmemleak, DEBUG_OBJECTS, DEBUG_LIST, KFENCE; docs/debug-kernel.md).
-#   1. the debug kernel (tests/vm/build-debug-kernel.sh, cached);
+#   1. the debug kernel (tests/vm/harness/build-debug-kernel.sh, cached);
 #   2. the port built against it, from a copy of this tree in
 #      $CACHE_BASE/debug-module/<checkout> (outside the tree; its own
 #      ib_srpt.ko stays the one for the stock headers), with
 #      build-module.sh's zero-warning rule;
-#   3. tests/vm/run.sh on the debug guest: every scenario's dmesg gate
+#   3. tests/vm/harness/run.sh on the debug guest: every scenario's dmesg gate
 #      (lib.sh check_dmesg: checker reports, kmemleak scan after teardown)
 #      and run.sh's serial-console gate.
 # DEBUG_SCENARIOS chooses the scenarios; SRPT=intree runs them on the
 # in-tree ib_srpt of the debug kernel instead (to tell the port's reports
 # from the in-tree stack's). VM_TIMEOUT per guest (default 5400: the debug
 # kernel under TCG is several times slower). DEBUG_JOBS (2) guests at once
-# (tests/vm/run-lanes.sh). Ends with 'N passed, N failed'.
+# (tests/vm/harness/run-lanes.sh). Ends with 'N passed, N failed'.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # Before common.sh, which defaults VM_TIMEOUT to the stock guest's 600 s.
 export VM_TIMEOUT=${VM_TIMEOUT:-5400}
-. "$top/tests/vm/common.sh"
+. "$top/tests/vm/harness/common.sh"
 
 SRPT=${SRPT:-port}
 # The in-tree reference runs what the in-tree driver can: port-datapath,
@@ -42,10 +42,10 @@ mkdir -p "$out"
 
 "$top/scripts/install-deps.sh" vm debugkernel
 # The gate itself first: every checker report format must fail a scenario.
-"$VM_DIR/selftest-dmesg-gate.sh" >"$out/dmesg-gate.log" 2>&1 ||
+"$VM_DIR/selftest/selftest-dmesg-gate.sh" >"$out/dmesg-gate.log" 2>&1 ||
 	{ cat "$out/dmesg-gate.log" >&2; die "the dmesg gate self-test fails"; }
 t0=$(date +%s)
-DK=$("$VM_DIR/build-debug-kernel.sh")
+DK=$("$VM_DIR/harness/build-debug-kernel.sh")
 REL=$(cat "$DK/release")
 log "debug kernel $REL in $DK ($(( $(date +%s) - t0 ))s; its build: $(cat "$DK/build-time"))"
 
@@ -78,10 +78,10 @@ fi
 export VM_ARTIFACTS=${VM_ARTIFACTS:-$top/build/vm-artifacts-debug}
 export DEBUG_KERNEL_DIR=$DK SRPT
 # DEBUG_JOBS=2 (default): two guests at once, in two lanes
-# (tests/vm/run-lanes.sh); DEBUG_JOBS=1: one guest, the scenarios in order
+# (tests/vm/harness/run-lanes.sh); DEBUG_JOBS=1: one guest, the scenarios in order
 DEBUG_JOBS=${DEBUG_JOBS:-2}
 case $DEBUG_JOBS in
-1) exec "$VM_DIR/run.sh" $DEBUG_SCENARIOS ;;
-2) exec "$VM_DIR/run-lanes.sh" "$out" $DEBUG_SCENARIOS ;;
+1) exec "$VM_DIR/harness/run.sh" $DEBUG_SCENARIOS ;;
+2) exec "$VM_DIR/harness/run-lanes.sh" "$out" $DEBUG_SCENARIOS ;;
 *) die "DEBUG_JOBS must be 1 or 2" ;;
 esac

@@ -32,17 +32,17 @@ for g in "${cell_groups[@]}"; do
 	log=$logdir/port-cells-$i.log
 	echo "integrity (port) cells: $g"
 	VMENV_INTEGRITY_CELLS="$g" SRPT=port VM_ARTIFACTS="$top/build/vm-artifacts/integrity-$i" \
-		tests/vm/run.sh integrity >"$log" 2>&1
+		tests/vm/harness/run.sh integrity >"$log" 2>&1
 	grep -E '^(PASS|FAIL) ' "$log"
 	tally "$log"
 done
 log=$logdir/intree-cells.log
 echo "integrity (in-tree reference) cells: default"
-SRPT=intree VM_ARTIFACTS="$top/build/vm-artifacts/integrity-intree" tests/vm/run.sh integrity >"$log" 2>&1
+SRPT=intree VM_ARTIFACTS="$top/build/vm-artifacts/integrity-intree" tests/vm/harness/run.sh integrity >"$log" 2>&1
 grep -E '^(PASS|FAIL) ' "$log"; tally "$log"
 for drv in port intree; do
 	log=$logdir/multipath-$drv.log
-	SRPT=$drv VM_ARTIFACTS="$top/build/vm-artifacts/integrity-mp" tests/vm/run.sh multipath >"$log" 2>&1
+	SRPT=$drv VM_ARTIFACTS="$top/build/vm-artifacts/integrity-mp" tests/vm/harness/run.sh multipath >"$log" 2>&1
 	grep -E '^(PASS|FAIL) ' "$log"; tally "$log"
 done
 echo "$pass passed, $fail failed"

@@ -100,10 +100,10 @@ kbuild_clean() { # kdir
 # that ends without its summary counts as one failure.
 harness_selftests() {
 	local t out line p f tp=0 tf=0 rc=0
-	for t in tests/vm/selftest-dmesg-gate.sh tests/vm/selftest-bench-report.py \
-		tests/vm/selftest-bench-breakdown.py tests/vm/selftest-run-lanes.sh \
-		tests/vm/selftest-slab-check.sh tests/vm/selftest-guest-clock.sh \
-		tests/vm/selftest-cpu-dump.py; do
+	for t in tests/vm/selftest/selftest-dmesg-gate.sh tests/vm/selftest/selftest-bench-report.py \
+		tests/vm/selftest/selftest-bench-breakdown.py tests/vm/selftest/selftest-run-lanes.sh \
+		tests/vm/selftest/selftest-slab-check.sh tests/vm/selftest/selftest-guest-clock.sh \
+		tests/vm/selftest/selftest-cpu-dump.py; do
 		out=$("$t" 2>&1) || rc=1
 		printf '%s\n' "$out"
 		line=$(printf '%s\n' "$out" | grep -E '^[A-Za-z-]+: [0-9]+ passed, [0-9]+ failed' | tail -n1)
@@ -146,7 +146,7 @@ run_suites() { # suites port-scenarios
 		# The ib-srpt-dkms package: built, installed in a copy of the
 		# guest's root filesystem (DKMS builds the module), purged, e2e
 		# on it.
-		dkms) run_suite dkms tests/vm/dkms-check.sh ;;
+		dkms) run_suite dkms tests/vm/harness/dkms-check.sh ;;
 		*) echo "check: unknown suite '$suite'"; total_fail=$((total_fail + 1)) ;;
 		esac
 	done

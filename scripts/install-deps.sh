@@ -19,7 +19,7 @@ test_pkgs=(g++ clang libclang-rt-14-dev googletest libgtest-dev libgmock-dev
 vm_pkgs=(qemu-system-x86 qemu-utils debootstrap busybox-static xz-utils
 	e2fsprogs cpio dpkg-dev fakeroot python3-matplotlib libibumad-dev zstd
 	librdmacm-dev libibverbs-dev)
-# the check-debug kernel (tests/vm/build-debug-kernel.sh)
+# the check-debug kernel (tests/vm/harness/build-debug-kernel.sh)
 debugkernel_pkgs=(make gcc-12 bc flex bison libssl-dev libelf-dev xz-utils
 	cpio kmod patch linux-headers-amd64)
 # make deb (the DKMS package) and make man

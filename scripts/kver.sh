@@ -4,7 +4,7 @@
 # are installed; else the newest /lib/modules/*/build; else the running
 # kernel, or with --installed an error (exit 1): the guest harness boots
 # Debian's image of the release, which a host kernel need not have.
-# The one resolver: the Makefile, tests/vm/vm.mk, tests/vm/common.sh,
+# The one resolver: the Makefile, tests/vm/vm.mk, tests/vm/harness/common.sh,
 # scripts/kheaders.sh ("default"), make-man.sh, tests/build/run.sh.
 # KVER=... overrides it in all of them.
 set -eu

@@ -160,10 +160,10 @@ else
 	result spin-lock-through-the-glue $? "C++ objects: $direct calls of _raw_spin_*, $wrapped of the glue's wrappers"
 fi
 
-# The bench's raw-ceiling tool (tests/vm/pattern-bw/, a test module the
+# The bench's raw-ceiling tool (tests/vm/bench/pattern-bw/, a test module the
 # wall-clock bench builds for the guest) builds without a diagnostic on
 # this kernel too, so that make bench does not find out first.
-pbw_log=$("$top/tests/vm/build-pattern-bw.sh" "$KVER" "$work/pattern-bw" "$KDIR" 2>&1)
+pbw_log=$("$top/tests/vm/bench/build-pattern-bw.sh" "$KVER" "$work/pattern-bw" "$KDIR" 2>&1)
 pbw_rc=$?
 [ "$pbw_rc" -eq 0 ] && [ "$(modinfo -F vermagic "$work/pattern-bw/srp_pattern_bw.ko" | awk '{print $1}')" = "$KVER" ]
 result pattern-bw-tool-builds-clean $? "build-pattern-bw.sh $KVER: exit $pbw_rc: $(echo "$pbw_log" | grep -m3 -iE 'error|warning' | tr '\n' ' ')"

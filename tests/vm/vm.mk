@@ -14,7 +14,7 @@ SRPT ?= intree
 # BENCH_B=intree gives the in-tree driver (B=intree: A/A, shows the noise).
 # bench also reads BENCH_ROUNDS (7, the minimum), BENCH_RUNTIME,
 # BENCH_MAX_LOAD (0.5), BENCH_LOAD_WAIT (120 s) and BENCH_FORCE from the
-# environment or the command line (tests/vm/bench.sh, docs/testing-vm.md).
+# environment or the command line (tests/vm/bench/bench.sh, docs/testing-vm.md).
 DEMO_SRPT ?= port
 BENCH_B ?= port
 VM_SCENARIOS ?= e2e configfs twohost
@@ -23,43 +23,43 @@ VM_ENV = ROOT=$(ROOT) KVER=$(KVER)
 .PHONY: vm-image vm-check vm-selftest bench bench-trace demo blktests-srp debug-kernel check-debug check-faults
 
 vm-image:
-	$(VM_ENV) $(VM_DIR)/build-image.sh
+	$(VM_ENV) $(VM_DIR)/harness/build-image.sh
 
 vm-check:
-	$(VM_ENV) SRPT=$(SRPT) $(VM_DIR)/run.sh $(VM_SCENARIOS)
+	$(VM_ENV) SRPT=$(SRPT) $(VM_DIR)/harness/run.sh $(VM_SCENARIOS)
 
 # harness self-test: a deliberately broken ib_srpt must make e2e fail
 vm-selftest:
-	$(VM_ENV) $(VM_DIR)/selftest-broken.sh
+	$(VM_ENV) $(VM_DIR)/selftest/selftest-broken.sh
 
 bench:
-	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench.sh
+	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench/bench.sh
 
 # Where one QD1 command's time and the target's CPU go, per driver: kprobe
-# stages, CPU per I/O at QD1 and QD32, flame graphs (tests/vm/bench-trace.sh;
+# stages, CPU per I/O at QD1 and QD32, flame graphs (tests/vm/bench/bench-trace.sh;
 # BT_TRACE_S, BT_CPU_S, BT_PERF_HZ from the environment).
 bench-trace:
-	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench-trace.sh
+	$(VM_ENV) BENCH_B=$(BENCH_B) $(VM_DIR)/bench/bench-trace.sh
 
 demo:
 	@echo "demo: SRPT=$(DEMO_SRPT)$(if $(filter intree,$(DEMO_SRPT)), (the in-tree ib_srpt),  (the port: ib_srpt.ko of this tree))"
-	@$(VM_ENV) SRPT=$(DEMO_SRPT) $(VM_DIR)/run.sh demo; rc=$$?; \
+	@$(VM_ENV) SRPT=$(DEMO_SRPT) $(VM_DIR)/harness/run.sh demo; rc=$$?; \
 	 echo "----- what the demo did (guest log) -----"; \
 	 cat $(or $(VM_ARTIFACTS),$(ROOT)/build/vm-artifacts)/$(DEMO_SRPT)/demo/log 2>/dev/null; exit $$rc
 
-# The public blktests srp group in one guest (tests/vm/blktests.sh,
+# The public blktests srp group in one guest (tests/vm/harness/blktests.sh,
 # docs/blktests-srp.md): BLKTESTS=/path/to/a/blktests/checkout (outside this
 # repository), SRPT=intree|port as for vm-check.
 blktests-srp:
 	@test -n "$(BLKTESTS)" || { echo "usage: make blktests-srp BLKTESTS=/path/to/blktests [SRPT=port|intree]"; exit 2; }
-	$(VM_ENV) SRPT=$(SRPT) $(VM_DIR)/blktests.sh $(BLKTESTS)
+	$(VM_ENV) SRPT=$(SRPT) $(VM_DIR)/harness/blktests.sh $(BLKTESTS)
 
 # The check-debug guest kernel (KASAN, lockdep, kmemleak, DEBUG_OBJECTS,
 # KFENCE, fault injection), cached under $(SRPT_VM_CACHE)/debug-kernel/;
 # check-debug runs the data/control-path scenarios on it with the checkers'
 # dmesg gate (docs/debug-kernel.md). DEBUG_SCENARIOS, SRPT=intree.
 debug-kernel:
-	$(VM_ENV) $(VM_DIR)/build-debug-kernel.sh
+	$(VM_ENV) $(VM_DIR)/harness/build-debug-kernel.sh
 
 # SRPT defaults to port here (vm.mk's SRPT default is intree): only an
 # SRPT given on the command line or in the environment changes it.

@@ -15,7 +15,7 @@
  *   fuzz.c           --fuzz
  *   main.c           the command line
  * Built as one program: gcc -O2 -Wall -Wextra -Werror -o srp_hostile *.c
- * -lrdmacm -libverbs (tests/vm/common.sh builds it into the guest payload).
+ * -lrdmacm -libverbs (tests/vm/harness/common.sh builds it into the guest payload).
  */
 #ifndef SRP_HOSTILE_H
 #define SRP_HOSTILE_H

@@ -101,7 +101,7 @@ cpu_counters() {
 }
 
 # pattern_bw TAG CHANNELS DEPTH SIZE [MODULE_ARGS...]: the raw ceiling for
-# SRP's large reads, srp_pattern_bw.ko (tests/vm/pattern-bw/): SRP's READ
+# SRP's large reads, srp_pattern_bw.ko (tests/vm/bench/pattern-bw/): SRP's READ
 # message pattern in the kernel over RDMA/CM to $TGT_IP4 (the SRP login's
 # path, rxe1 loopback), CHANNELS RC connections of DEPTH commands of SIZE
 # bytes each outstanding, 2 s warm-up, 6 s measured. Its result line goes

@@ -1,7 +1,7 @@
 #!/bin/bash
 # PID 1 of the test guest (instead of systemd): minimal system setup, run
 # one scenario, save its log + dmesg + artifacts as a tar on /dev/vdb, and
-# power off. Host side: tests/vm/run.sh.
+# power off. Host side: tests/vm/harness/run.sh.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C.UTF-8
 mount -t proc proc /proc
@@ -36,7 +36,7 @@ OUT=/results/$SCENARIO
 mkdir -p "$OUT"
 echo "guest: kernel $(uname -r), scenario $SCENARIO, SRPT=$SRPT, role ${ROLE:-single}, $(nproc) cpus"
 lsmod | awk 'NR>1{print $1}' | sort >/run/modules.base
-# For the host's vCPU dump of a guest that froze (tests/vm/cpu_dump.py):
+# For the host's vCPU dump of a guest that froze (tests/vm/harness/cpu_dump.py):
 # where the kernel's text is in this boot (KASLR).
 echo "guest: _text $(awk '$3 == "_text" {print $1; exit}' /proc/kallsyms)"
 

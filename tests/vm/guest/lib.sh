@@ -157,7 +157,7 @@ setup_nic_rxe() {
 
 # log_module_text MODULE...: "guest: module NAME text ADDR size N" on the
 # console for each one loaded: the host's vCPU dump of a guest that froze
-# (tests/vm/cpu_dump.py) names module addresses with these lines.
+# (tests/vm/harness/cpu_dump.py) names module addresses with these lines.
 log_module_text() {
 	local m
 	for m in "$@"; do
@@ -668,7 +668,7 @@ dmesg_mark() {
 dmesg_since() {
 	dmesg | awk -v m="$1" -v e="${2:-}" 'e != "" && seen && index($0, e) { exit }
 		seen { print } index($0, m) { seen = 1 }
-		END { if (!seen) print "srpt-test: WARNING: the kernel log no longer holds \"" m "\": what it logged since was not checked (log_buf_len, tests/vm/common.sh)" }'
+		END { if (!seen) print "srpt-test: WARNING: the kernel log no longer holds \"" m "\": what it logged since was not checked (log_buf_len, tests/vm/harness/common.sh)" }'
 }
 
 check_dmesg() {
@@ -677,7 +677,7 @@ check_dmesg() {
 	# The gate reads the whole log of the run: a log that lost its
 	# beginning (the buffer wrapped) may have lost a report with it.
 	dmesg | head -5 | grep -q 'Linux version' ||
-		fail "the kernel log lost its beginning (it starts at: $(dmesg | head -1 | cut -c1-80)): reports logged early were never checked; raise log_buf_len (tests/vm/common.sh)"
+		fail "the kernel log lost its beginning (it starts at: $(dmesg | head -1 | cut -c1-80)): reports logged early were never checked; raise log_buf_len (tests/vm/harness/common.sh)"
 	bad=$(dmesg | dmesg_bad)
 	if [ -n "$bad" ]; then
 		echo "$bad"

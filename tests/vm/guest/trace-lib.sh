@@ -4,7 +4,7 @@
 # kernel functions (census_window); with BT_COST=1, the duration of every
 # call into the target driver (cost_window) and, with BT_CALLEES=1, of
 # every function beneath those calls (callee_window). Sourced after /srpt/lib.sh; RD_MB, OUT set.
-# The host side, tests/vm/bench-breakdown.py, pairs the events and reduces
+# The host side, tests/vm/bench/bench-breakdown.py, pairs the events and reduces
 # the samples; docs/testing-vm.md ("bench-trace") says what each figure is.
 # shellcheck shell=bash
 
@@ -202,7 +202,7 @@ cpu_window() {
 	echo "$tag: $(tr '\n' ' ' <"$OUT/$tag.cpu")"
 }
 
-# ---- the call census (BT_CENSUS=1; tests/vm/call_census.py reads it) ----
+# ---- the call census (BT_CENSUS=1; tests/vm/bench/call_census.py reads it) ----
 # Kernel functions both drivers reach, directly or through rxe, LIO and the
 # allocator: locks, softirq and work scheduling, wake-ups, allocations,
 # rxe's posting and task runs, the CQ poll work, rdma_rw, LIO's command
@@ -268,7 +268,7 @@ census_window() {
 	echo "$tag: census over $(head -1 "$OUT/$tag.census")"
 }
 
-# ---- the driver's cost (BT_COST=1; tests/vm/driver_cost.py reads it) ----
+# ---- the driver's cost (BT_COST=1; tests/vm/bench/driver_cost.py reads it) ----
 # What the target driver's own calls cost per I/O, timed rather than
 # sampled: function_graph on the driver's roots (depth 1; __do_softirq at
 # depth 2 measures the softirqs run inside them), the

@@ -11,7 +11,7 @@
 # (cost_window: function_graph); with BT_CALLEES=1 too, every function
 # beneath those calls at QD1 (callee_window). The windows are taken apart: the probes'
 # own cost would count as CPU time. Reduced on the host by
-# tests/vm/bench-breakdown.py (with call_census.py and driver_cost.py).
+# tests/vm/bench/bench-breakdown.py (with call_census.py and driver_cost.py).
 . /srpt/lib.sh
 . /srpt/bench-lib.sh
 . /srpt/trace-lib.sh
@@ -41,14 +41,14 @@ side_symbols() {
 }
 
 # job_wanted JOB: JOB (<lun>-<rw>-qd<N>) is one of BT_JOBS (the host
-# checked them against tests/vm/trace_jobs.py and passes all 8 by default).
+# checked them against tests/vm/bench/trace_jobs.py and passes all 8 by default).
 job_wanted() {
 	[[ " ${BT_JOBS:-} " == *" $1 "* ]]
 }
 
 # each_job WINDOW: WINDOW TAG DEV RW QD for the side's jobs of BT_JOBS,
 # of 8: both LUNs, 4k randread and randwrite, QD1 and QD32 (the host's
-# reports read the same matrix from tests/vm/trace_jobs.py).
+# reports read the same matrix from tests/vm/bench/trace_jobs.py).
 each_job() {
 	local lun l dev rw qd
 	for lun in rd:$DEV_LUN0 nb:$DEV_LUN1; do

@@ -114,7 +114,7 @@ perftest_pair() {
 #   unbound run wins: rxe runs each transfer's packet work in tasklets on
 #   the CPU that posted it, so with bound pollers the whole pipeline stays
 #   on one vCPU (55 MiB/s, 1.00 CPUs busy) where unbound ones keep both busy
-#   (about 100 MiB/s, 1.9 CPUs; 5 Dec 2026, docs/testing-vm.md). 6.12's rxe
+#   (about 100 MiB/s, 1.9 CPUs; docs/results/2026-12-05-pattern-bw-ceiling.md). 6.12's rxe
 #   runs that work from its own workqueue, and there the bound run kept
 #   1.9 CPUs busy on its own. The most the link moves for this pattern
 #   when nothing else runs: SRP's 128k read must stay below it.

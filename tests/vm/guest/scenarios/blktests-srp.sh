@@ -2,7 +2,7 @@
 # Scenario blktests-srp: the public blktests `srp` group (./check srp,
 # USE_RXE=1) inside one guest, against whichever ib_srpt guest-init made
 # modprobe find (SRPT=intree: the kernel's; SRPT=port: updates/ib_srpt.ko).
-# Host side: tests/vm/blktests.sh, which puts a blktests checkout (src/
+# Host side: tests/vm/harness/blktests.sh, which puts a blktests checkout (src/
 # helpers built on the host) in /srpt/blktests and the guest kernel's config
 # in /srpt/blktests-kconfig. Nothing of blktests lives in this repository.
 #
@@ -22,7 +22,7 @@
 BT=/srpt/blktests
 TESTS=${BLKTESTS_TESTS:-srp}
 [ -x "$BT/check" ] && [ -f "$BT/tests/srp/rc" ] ||
-	fail "no blktests checkout in the payload (run tests/vm/blktests.sh BLKTESTS=...)"
+	fail "no blktests checkout in the payload (run tests/vm/harness/blktests.sh BLKTESTS=...)"
 [ -x "$BT/src/discontiguous-io" ] || fail "blktests src/ helpers not built (the host script builds them)"
 
 step "blktests ${BLKTESTS_COMMIT:-?} in $BT, tests: $TESTS, SRPT=$SRPT"

@@ -1,5 +1,17 @@
 #!/bin/bash
 # Scenario e2e: one guest, rxe0 (target) and rxe1 (initiator) on a veth pair.
+# modprobe ib_srpt (the port resolved from updates/, in-tree from kernel/;
+# the srpt fabric appears in configfs); targetcli (all commands on one
+# stdin, then configfs checked, as batch mode reports no failures): rd_mcp
+# 64 MiB as LUN 0, fileio 64 MiB as LUN 1, iblock on a memory-backed
+# null_blk as LUN 2, the ACL, rdma_cm_port. IPv4 login; on each LUN dd+cmp
+# of a random pattern at two offsets and fio --verify=crc32c (16 MiB 4k
+# randwrite QD16, then verify); on null_blk also 4 MiB in 4 KiB writes
+# (immediate data) read back on the target side; ext4 made, 13 files,
+# remount after drop_caches, sha256sum -c. Logout, until the target has
+# released its channels (no RC QP left); IPv6 link-local login, dd+cmp, the
+# ext4 files verified again; logout; clearconfig, every module the scenario
+# loaded unloaded; the dmesg gate (lib.sh BAD_DMESG).
 . /srpt/lib.sh
 
 # LUN 2 (--nullb): iblock on a memory-backed null_blk. LOGIN without

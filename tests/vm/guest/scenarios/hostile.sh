@@ -10,7 +10,7 @@
 #     channels left, stuck/unanswered command, tool error) and at the end,
 #     a legitimate ib_srp login + 1 MiB dd+cmp + logout works.
 # A kernel Oops/BUG or a dead target ends the loop (the remaining cases are
-# "not run"): the host side (tests/vm/hostile-compare.sh) boots a new guest
+# "not run"): the host side (tests/vm/harness/hostile-compare.sh) boots a new guest
 # for the rest. Progress goes to the console as HOSTILE-START / HOSTILE-RESULT
 # lines so that it survives a guest that panics before saving its results.
 #
