@@ -164,6 +164,8 @@ struct srpt_dp_ch {
 	 * srpt_wc_wq, glue/channel_ib.c).
 	 */
 	struct work_struct wc_work;
+	/* Serves the wait list (srpt_dp_kick(), glue/completion.c). */
+	struct work_struct kick_work;
 	struct llist_head send_deferred;
 	struct llist_head rdma_deferred;
 	atomic_t zlw_deferred;      /* 0, or SRPT_ZLW_FLUSHED / SRPT_ZLW_OK */
@@ -182,6 +184,36 @@ struct srpt_dp_ch {
 	u32 spare_max;              /* bound of spare_pages, set at creation */
 	u64 spare_misses;           /* new pages for block commands; ditto */
 };
+
+/*
+ * glue/completion.c: the completion callbacks and what follows each call
+ * into the core (its contract is at the top of that file).
+ */
+void srpt_glue_completions_init(struct srpt_dp_ch *ch);
+/* Before the QP's drain: no kick, no receive hand-off left running. */
+void srpt_glue_completions_quiesce(struct srpt_dp_ch *ch);
+/* After it: every completion handed to the core. */
+void srpt_glue_completions_flush(struct srpt_dp_ch *ch);
+void srpt_glue_rx_cq_event(struct ib_cq *cq, void *ctx);
+/* A receive completed (own ring or SRQ): the core, then the hand-offs. */
+void srpt_glue_recv_done(struct srpt_dp_ch *ch, u32 index, u32 len, bool ok);
+/* Logs a failed completion, rate-limited; flushes are quiet. */
+void srpt_glue_log_wc(const char *what, struct ib_wc *wc);
+
+/*
+ * glue/target_core.c: the target core's calls that glue/completion.c makes
+ * after the core returned. Submission: 0, the target core owns the
+ * command (it ends in release_cmd); negative, nothing was handed over and
+ * the core answers it. Process context.
+ */
+int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_cmd *cmd);
+int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_tmr *tmr);
+/* target_execute_cmd: the data-out is in place. */
+void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index);
+/* The RDMA READ failed: the target core fails the command. */
+void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index);
 
 /* glue/srq.c: the ib_srq a channel's QP receives from. */
 struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);

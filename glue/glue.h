@@ -67,12 +67,11 @@ void srpt_fabric_aborted_task(struct se_cmd *cmd);
 void srpt_fabric_close_session(struct se_session *sess);
 
 /*
- * glue/channel_ib.c: the workqueue of send-side completions that sleep,
- * and of the channels' kicks (glue/platform_kernel.c).
+ * glue/completion.c: the workqueue of the channels' receive polling, their
+ * send-side completions that sleep, and their kicks.
  */
 int srpt_glue_wc_init(void);
 void srpt_glue_wc_exit(void);
-struct workqueue_struct *srpt_glue_wc_wq(void);
 
 /* glue/debugfs.c: data-path init/exit (the core's registry, debugfs). */
 int srpt_glue_dp_init(void);

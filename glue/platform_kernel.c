@@ -197,7 +197,6 @@ static void srpt_kwork_fn(struct work_struct *work)
 static struct lock_class_key srpt_work_keys[SRPT_WORK_CLASS_COUNT];
 static const char *const srpt_work_names[SRPT_WORK_CLASS_COUNT] = {
 	[SRPT_WORK_PORT_REFRESH] = "(work_completion)srpt_port_refresh",
-	[SRPT_WORK_CHANNEL_KICK] = "(work_completion)srpt_channel_kick",
 	[SRPT_WORK_CHANNEL_RELEASE] = "(work_completion)srpt_channel_release",
 	[SRPT_WORK_SEND_DONE_HOLD] = "(work_completion)srpt_send_done_hold",
 	[SRPT_WORK_TEST] = "(work_completion)srpt_test",
@@ -229,29 +228,13 @@ void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
 	srpt_work_set_class(&w->work, cls);
 	w->fn = fn;
 	w->ctx = ctx;
-	/*
-	 * A channel's kick serves the IUs that wait for a send context or
-	 * for send-queue room: it continues the send completions that freed
-	 * them (which in-tree serves in ib_core's CQ poll work). So it runs
-	 * where the channel's completions that sleep run (ib_srpt_wc, whose
-	 * pool LIO's completion work shares), with a rescuer, so that it
-	 * makes progress under memory pressure.
-	 */
-	w->on_wc_wq = cls == SRPT_WORK_CHANNEL_KICK;
 }
 
 bool srpt_work_queue(void *work)
 {
 	struct srpt_kwork *w = work;
-	struct workqueue_struct *wq = system_wq;
 
-	if (w->on_wc_wq) {
-		wq = srpt_glue_wc_wq();
-		/* Only channels kick; they exist between module init and exit. */
-		if (WARN_ON_ONCE(!wq))
-			wq = system_wq;
-	}
-	return queue_work(wq, &w->work);
+	return queue_work(system_wq, &w->work);
 }
 
 bool srpt_work_cancel_sync(void *work)

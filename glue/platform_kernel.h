@@ -16,7 +16,6 @@ struct srpt_kwork {
 	struct work_struct work;
 	void (*fn)(void *ctx);
 	void *ctx;
-	bool on_wc_wq; /* queued on srpt_wc_wq, not the system workqueue */
 };
 
 /* The same for a delayed work item. */

@@ -55,11 +55,10 @@ static void srpt_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		len = min(wc->byte_len, r->len);
 		ib_dma_sync_single_for_cpu(cq->device, r->dma, len,
 					   DMA_FROM_DEVICE);
-	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
-		pr_info_ratelimited("ib_srpt: receive failed: %s (%d)\n",
-				    ib_wc_status_msg(wc->status), wc->status);
+	} else {
+		srpt_glue_log_wc("receive", wc);
 	}
-	srpt_core_dp_recv_done(ch->core, r->index, len, ok);
+	srpt_glue_recv_done(ch, r->index, len, ok);
 }
 
 static void srpt_dp_srq_free(struct srpt_dp_srq *q)

@@ -509,16 +509,17 @@ static enum tcm_tmreq_table srpt_tcm_tmr(enum srpt_dp_tmf func)
 	return TMR_CLEAR_ACA;
 }
 
-int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t tag,
-		       uint64_t lun, enum srpt_dp_tmf func, uint64_t task_tag)
+int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_tmr *tmr)
 {
 	struct srpt_glue_send *s = &ch->send[index];
 	int ret;
 
-	srpt_reset_send(s, tag, SRPT_DP_DIR_NONE);
+	srpt_reset_send(s, tmr->tag, SRPT_DP_DIR_NONE);
 	s->in_lio = true;
-	ret = target_submit_tmr(&s->cmd, ch->sess, NULL, lun, s, srpt_tcm_tmr(func),
-				GFP_KERNEL, task_tag, TARGET_SCF_ACK_KREF);
+	ret = target_submit_tmr(&s->cmd, ch->sess, NULL, tmr->lun, s,
+				srpt_tcm_tmr(tmr->func), GFP_KERNEL,
+				tmr->task_tag, TARGET_SCF_ACK_KREF);
 	if (ret)
 		s->in_lio = false;
 	return ret;
@@ -586,9 +587,15 @@ int srpt_fabric_check_stop_free(struct se_cmd *cmd)
 int srpt_fabric_write_pending(struct se_cmd *cmd)
 {
 	struct srpt_glue_send *s = srpt_send_of(cmd);
+	int ret = srpt_core_dp_write_pending(s->ch->core, s->index,
+					     s->imm ? 0 : s->n_rdma);
 
-	return srpt_core_dp_write_pending(s->ch->core, s->index,
-					  s->imm ? 0 : s->n_rdma);
+	if (ret < 0)
+		return ret;
+	/* The data is here: executed after the core returned. */
+	if (ret == SRPT_DP_NEXT_EXECUTE)
+		target_execute_cmd(cmd);
+	return 0;
 }
 
 int srpt_fabric_get_cmd_state(struct se_cmd *cmd)

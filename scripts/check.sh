@@ -4,7 +4,7 @@
 # line per suite and, last, the total as 'N passed, N failed'.
 #
 # CHECK_SUITES selects suites (default: all of them, in this order):
-#   deps module build unit tsa fuzz harness vm-intree vm-port dkms
+#   deps module build unit tsa cost fuzz harness vm-intree vm-port dkms
 # vm-intree proves the guest scenarios on the in-tree driver; vm-port runs
 # the scenarios the port must pass (PORT_SCENARIOS), hostile (every case of
 # tests/tools/srp_hostile/, docs/hostile-initiator.md) among them.
@@ -23,7 +23,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=$top/build/check
 mkdir -p "$logdir"
-suites=${CHECK_SUITES:-deps module build unit tsa fuzz harness vm-intree vm-port dkms}
+suites=${CHECK_SUITES:-deps module build unit tsa cost fuzz harness vm-intree vm-port dkms}
 KVERS=${KVERS-default 6.12}
 # port-removal also runs on the in-tree driver: its rmmod-with-a-live-session
 # and slab-baseline checks assert the same outcome for both drivers.
@@ -131,6 +131,9 @@ run_suites() { # suites port-scenarios
 		# The lock contracts: clang++ -Wthread-safety -Werror, then the
 		# unit tests on that build (include/srpt/thread_safety.hpp).
 		tsa) run_suite tsa make --no-print-directory unit-clang ;;
+		# The data path's instructions per command under callgrind,
+		# against tests/bench/cost-bound.txt (tests/bench/cost-gate.sh).
+		cost) run_suite cost tests/bench/cost-gate.sh ;;
 		fuzz) run_suite fuzz make --no-print-directory fuzz-smoke ;;
 		# The guest harness's own verdict logic, on the host (seconds):
 		# the dmesg gate must catch every report format and say where;

@@ -15,7 +15,7 @@ set -euo pipefail
 
 build_pkgs=(make gcc-12 g++-12 linux-headers-amd64 libelf-dev binutils kmod)
 test_pkgs=(g++ clang libclang-rt-14-dev googletest libgtest-dev libgmock-dev
-	libbenchmark-dev python3)
+	libbenchmark-dev valgrind python3)
 vm_pkgs=(qemu-system-x86 qemu-utils debootstrap busybox-static xz-utils
 	e2fsprogs cpio dpkg-dev fakeroot python3-matplotlib libibumad-dev zstd
 	librdmacm-dev libibverbs-dev)

@@ -59,13 +59,15 @@ Channel::Channel(const ChannelParams &p, SrqRef srq)
 {
 	CopyName(name_, p.name);
 	CopyName(source_, p.name);
-	srpt_work_init(kick_work_, KickWork, this, SRPT_WORK_CHANNEL_KICK);
 	srpt_work_init(release_work_, ReleaseWork, this,
 		       SRPT_WORK_CHANNEL_RELEASE);
 }
 
 Channel::~Channel()
 {
+	if (extra_)
+		for (uint32_t i = 0; i < credits_; i++)
+			FreeArray(extra_[i].more);
 	FreeArray(extra_);
 	/*
 	 * The QP is gone and the core returned its SRQ contexts: let go of
@@ -312,11 +314,6 @@ void Channel::ScheduleRelease()
 		srpt_work_queue(release_work_);
 }
 
-void Channel::KickWork(void *ctx)
-{
-	static_cast<Channel *>(ctx)->core_.ProcessWaitList();
-}
-
 void Channel::ReleaseWork(void *ctx)
 {
 	static_cast<Channel *>(ctx)->Release();
@@ -325,7 +322,14 @@ void Channel::ReleaseWork(void *ctx)
 void Channel::DeliverHeldSendDone(void *ctx, uint32_t index)
 {
 	Channel &ch = *static_cast<Channel *>(ctx);
-	ch.core_.OnSendDone(ch.core_.send_ring()[index], true);
+	/*
+	 * The test knob's work item stands in for the glue here: the one
+	 * place a fabric reference is put from the core's side on a
+	 * command's usual path, with no lock held.
+	 */
+	if (ch.core_.OnSendDone(ch.core_.send_ring()[index], true) ==
+	    SendDone::kPutCmd)
+		srpt_dp_put_cmd(ch.dp_, index);
 }
 
 /*
@@ -350,10 +354,9 @@ void Channel::Release()
 	if (session_)
 		srpt_dp_session_remove(dp_);
 	session_ = false;
-	srpt_work_cancel_sync(kick_work_);
+	/* Also cancels the kick work, before and after the QP's drain. */
 	srpt_dp_ch_destroy(dp_, true);
 	dp_ = nullptr;
-	srpt_work_cancel_sync(kick_work_);
 	/* kReleasing -> kReleased. */
 	const uint32_t leaked = core_.Release();
 	if (leaked)

@@ -154,29 +154,71 @@ extern "C" void srpt_core_dp_cm_event(srpt_core_ch *core_ch,
 		static_cast<Channel *>(core_ch)->OnCmEvent(*e);
 }
 
-extern "C" SRPT_HOT_PATH void srpt_core_dp_recv_done(srpt_core_ch *core_ch,
+extern "C" SRPT_HOT_PATH bool srpt_core_dp_recv_done(srpt_core_ch *core_ch,
 						     uint32_t index,
-						     uint32_t byte_len, bool ok)
+						     uint32_t byte_len, bool ok,
+						     srpt_dp_handoff *h)
 {
-	static_cast<Channel *>(core_ch)->OnRecvDone(index, byte_len, ok);
+	return static_cast<Channel *>(core_ch)->OnRecvDone(index, byte_len, ok,
+							   *h);
 }
 
-extern "C" SRPT_HOT_PATH void srpt_core_dp_send_done(srpt_core_ch *core_ch,
-						     uint32_t index, bool ok)
+extern "C" SRPT_HOT_PATH bool srpt_core_dp_handoff_done(srpt_core_ch *core_ch,
+							srpt_dp_handoff *h)
 {
-	static_cast<Channel *>(core_ch)->OnSendDone(index, ok);
+	return static_cast<Channel *>(core_ch)->HandoffDone(*h);
 }
 
-extern "C" SRPT_HOT_PATH bool
+extern "C" bool srpt_core_dp_kick(srpt_core_ch *core_ch, srpt_dp_handoff *h)
+{
+	return static_cast<Channel *>(core_ch)->Kick(*h);
+}
+
+namespace
+{
+srpt_dp_next ToDp(srpt::SendDone next)
+{
+	switch (next) {
+	case srpt::SendDone::kPutCmd:
+		return SRPT_DP_NEXT_PUT;
+	case srpt::SendDone::kRefused:
+		return SRPT_DP_NEXT_REFUSED;
+	case srpt::SendDone::kDone:
+		break;
+	}
+	return SRPT_DP_NEXT_NONE;
+}
+
+srpt_dp_next ToDp(srpt::DataOut next)
+{
+	switch (next) {
+	case srpt::DataOut::kExecute:
+		return SRPT_DP_NEXT_EXECUTE;
+	case srpt::DataOut::kFail:
+		return SRPT_DP_NEXT_FAIL;
+	case srpt::DataOut::kNothing:
+		break;
+	}
+	return SRPT_DP_NEXT_NONE;
+}
+} // namespace
+
+extern "C" SRPT_HOT_PATH srpt_dp_next
+srpt_core_dp_send_done(srpt_core_ch *core_ch, uint32_t index, bool ok)
+{
+	return ToDp(static_cast<Channel *>(core_ch)->OnSendDone(index, ok));
+}
+
+extern "C" SRPT_HOT_PATH srpt_dp_next
 srpt_core_dp_send_done_atomic(srpt_core_ch *core_ch, uint32_t index)
 {
-	return static_cast<Channel *>(core_ch)->OnSendDoneAtomic(index);
+	return ToDp(static_cast<Channel *>(core_ch)->OnSendDoneAtomic(index));
 }
 
-extern "C" SRPT_HOT_PATH void
+extern "C" SRPT_HOT_PATH srpt_dp_next
 srpt_core_dp_rdma_read_done(srpt_core_ch *core_ch, uint32_t index, bool ok)
 {
-	static_cast<Channel *>(core_ch)->OnRdmaReadDone(index, ok);
+	return ToDp(static_cast<Channel *>(core_ch)->OnRdmaReadDone(index, ok));
 }
 
 extern "C" void srpt_core_dp_zlw_done(srpt_core_ch *core_ch, bool ok)
@@ -203,8 +245,12 @@ extern "C" SRPT_HOT_PATH int srpt_core_dp_write_pending(srpt_core_ch *core_ch,
 							uint32_t index,
 							uint32_t n_rdma_reads)
 {
-	return ToNegativeErrno(
-	    static_cast<Channel *>(core_ch)->WritePending(index, n_rdma_reads));
+	srpt::DataOut next;
+	const srpt::Status st = static_cast<Channel *>(core_ch)->WritePending(
+	    index, n_rdma_reads, next);
+	if (!srpt::IsOk(st))
+		return ToNegativeErrno(st);
+	return ToDp(next);
 }
 
 /* Not SRPT_HOT_PATH: an abort is off a command's usual path. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * SRP commands and responses of a channel: the command hooks of KernelEnv
- * (an SRP_CMD or SRP_TSK_MGMT goes to LIO or is answered here, SRP_I_LOGOUT
- * ends the channel, other IUs are dropped), the responses the transport
+ * SRP commands and responses of a channel: a received IU prepared for the
+ * glue's hand-off (an SRP_CMD or SRP_TSK_MGMT parsed into what the glue
+ * submits to LIO, or answered here; SRP_I_LOGOUT ends the channel, other
+ * IUs are dropped), the responses the transport
  * builds itself (SendOwnResponse, Answer*), and the task management
  * response. LIO's other entry points (a command's response, the RDMA READs
  * of write data, abort, release) and the hooks that are one glue call are
@@ -17,8 +18,6 @@
 
 namespace srpt
 {
-
-/* ---- KernelEnv: the command hooks ----------------------------------- */
 
 namespace
 {
@@ -70,150 +69,159 @@ constexpr srpt_dp_tmf ToDp(wire::TskMgmtFunc f)
 	return SRPT_DP_TMF_CLEAR_ACA;
 }
 
-/*
- * A command's data descriptors in CPU order, for the glue, for the time of
- * its submission. The glue copies what it keeps into its RDMA contexts, so
- * the array lives on the stack for the usual few descriptors (ib_srp
- * sends one unless a transfer needs several memory regions), and is
- * allocated for a longer indirect list (up to 255).
- */
-class DpDescriptors
-{
-public:
-	explicit DpDescriptors(const DescriptorList &list) : n_(list.size())
-	{
-		if (n_ > kOnStack) {
-			heap_ = AllocateArray<srpt_dp_desc>(n_, Gfp::kKernel);
-			if (!heap_)
-				return;
-		}
-		srpt_dp_desc *out = heap_ ? heap_ : on_stack_;
-		for (size_t i = 0; i < n_; i++) {
-			const DataDescriptor d = list[i];
-			out[i] = srpt_dp_desc{d.va, d.key, d.len};
-		}
-	}
-	~DpDescriptors() { FreeArray(heap_); }
-	DpDescriptors(const DpDescriptors &) = delete;
-	DpDescriptors &operator=(const DpDescriptors &) = delete;
-
-	/* False when the list needed memory and none was free. */
-	bool ok() const { return n_ <= kOnStack || heap_; }
-	const srpt_dp_desc *data() const { return heap_ ? heap_ : on_stack_; }
-	uint32_t size() const { return static_cast<uint32_t>(n_); }
-
-private:
-	static constexpr size_t kOnStack = 8; /* 128 bytes */
-	size_t n_;
-	srpt_dp_desc on_stack_[kOnStack];
-	srpt_dp_desc *heap_ = nullptr;
-};
-
 } // namespace
 
-/* ---- KernelEnv: the command hooks ----------------------------------- */
+/* ---- hand-offs: a received IU, prepared for the glue ---------------- */
 
-void KernelEnv::ResetExtra(SendCtx &s, uint64_t tag)
+void Channel::ResetExtra(SendCtx &s, uint64_t tag)
 {
-	CmdExtra &x = ch_->extra_[s.index()];
+	CmdExtra &x = extra_[s.index()];
 	x.tag = tag;
 	x.rsp_len = 0;
 }
 
+bool Channel::PrepareHandoff(const Handoff &h, srpt_dp_handoff &out)
+{
+	switch (h.kind) {
+	case IuKind::kCmd:
+		if (!PrepareCmd(*h.s, *h.r, out))
+			return false;
+		break;
+	case IuKind::kTaskMgmt:
+		if (!PrepareTaskMgmt(*h.s, *h.r, out))
+			return false;
+		break;
+	default:
+		HandleOtherIu(*h.r);
+		return false;
+	}
+	out.index = h.s->index();
+	out.rc = 0;
+	out.recv_index = h.r->index();
+	out.iu_kind = static_cast<uint8_t>(h.kind);
+	out.held = h.held;
+	out.direct = h.direct;
+	return true;
+}
+
 /*
  * The classification saw opcode SRP_CMD: only parse_iu()'s SRP_CMD branch
- * applies, so the command is parsed straight into a ParsedCmd (a
- * parse_iu() result is 152 bytes, cleared and copied once per command).
+ * applies, so the command is parsed straight into a ParsedCmd, and from
+ * there into the glue's srpt_dp_cmd, with its descriptors in the send
+ * context's CmdExtra (in CPU order: the glue knows no SRP byte).
  */
-void KernelEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+bool Channel::PrepareCmd(SendCtx &s, RecvCtx &r, srpt_dp_handoff &out)
 {
-	Channel &ch = *ch_;
 	ParsedCmd c;
-	const CmdCheck check =
-	    parse_cmd({r.buf(), r.byte_len()}, ch.limits_, c);
+	const CmdCheck check = parse_cmd({r.buf(), r.byte_len()}, limits_, c);
 	ResetExtra(s, c.tag); /* 0 for a truncated IU */
-	if (check == CmdCheck::Ok) {
-		const DpDescriptors desc(c.descriptors);
-		int rc = -SRPT_ENOMEM;
-		if (desc.ok()) {
-			srpt_dp_cmd cmd{};
-			cmd.tag = c.tag;
-			cmd.lun = lun_to_u64(c.lun);
-			cmd.cdb = c.cdb.data();
-			cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
-			cmd.data_len = c.data_length;
-			cmd.dir = ToDp(c.dir);
-			cmd.task_attr = ToDp(c.task_attr);
-			cmd.desc = desc.data();
-			cmd.n_desc = desc.size();
-			cmd.imm_data = c.imm_data.data();
-			cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
-			cmd.reuse_data =
-			    !c.cdb.empty() && IsBlockReadWrite(c.cdb[0]);
-			/* The target core may now finish and recycle @s. */
-			rc = srpt_dp_submit_cmd(ch.dp_, s.index(), &cmd);
-		}
-		if (rc != 0) {
-			SRPT_DEBUG(ch.name_,
-				   "command %u not submitted (%d): busy",
-				   s.index(), rc);
-			ch.AnswerStatus(s, c.tag, ScsiStatus::Busy);
-		}
-		return;
-	}
 	uint32_t suppressed;
 	if (check == CmdCheck::ShortIu) {
 		/* Too short to carry a tag: nothing can be answered. */
-		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
-			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
+		if (drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(name_, "dropping IU (opcode %#x): %s",
 				 static_cast<unsigned>(wire::Opcode::Cmd),
 				 describe(DropReason::ShortIu));
-		ch.core_.ReleaseCmd(s);
-		return;
+		core_.ReleaseCmd(s);
+		return false;
 	}
-	if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
-		SRPT_ERR(ch.name_, "rejecting SRP_CMD: %s", describe(check));
-	const size_t len = build_reject_rsp(
-	    {s.buf(), s.buf_size()}, ch.login_.max_ti_iu_len, c.tag, check, 1);
-	ch.SendOwnResponse(s, len);
+	if (check != CmdCheck::Ok) {
+		if (drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(name_, "rejecting SRP_CMD: %s",
+				 describe(check));
+		const size_t len =
+		    build_reject_rsp({s.buf(), s.buf_size()},
+				     login_.max_ti_iu_len, c.tag, check, 1);
+		SendOwnResponse(s, len);
+		return false;
+	}
+	CmdExtra &x = extra_[s.index()];
+	const uint32_t n = static_cast<uint32_t>(c.descriptors.size());
+	srpt_dp_desc *desc = x.desc;
+	if (n > CmdExtra::kInlineDesc) {
+		if (n > x.more_cap) {
+			srpt_dp_desc *more =
+			    AllocateArray<srpt_dp_desc>(n, Gfp::kKernel);
+			if (!more) {
+				SRPT_DEBUG(name_,
+					   "command %u: no memory for %u "
+					   "descriptors: busy",
+					   s.index(), n);
+				AnswerStatus(s, c.tag, ScsiStatus::Busy);
+				return false;
+			}
+			FreeArray(x.more);
+			x.more = more;
+			x.more_cap = n;
+		}
+		desc = x.more;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const DataDescriptor d = c.descriptors[i];
+		desc[i] = srpt_dp_desc{d.va, d.key, d.len};
+	}
+	srpt_dp_cmd &cmd = out.cmd;
+	cmd.tag = c.tag;
+	cmd.lun = lun_to_u64(c.lun);
+	cmd.cdb = c.cdb.data();
+	cmd.cdb_len = static_cast<uint32_t>(c.cdb.size());
+	cmd.data_len = c.data_length;
+	cmd.dir = ToDp(c.dir);
+	cmd.task_attr = ToDp(c.task_attr);
+	cmd.desc = desc;
+	cmd.n_desc = n;
+	cmd.imm_data = c.imm_data.data();
+	cmd.imm_len = static_cast<uint32_t>(c.imm_data.size());
+	cmd.reuse_data = !c.cdb.empty() && IsBlockReadWrite(c.cdb[0]);
+	out.kind = SRPT_DP_SUBMIT_CMD;
+	return true;
 }
 
-void KernelEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
+bool Channel::PrepareTaskMgmt(SendCtx &s, RecvCtx &r, srpt_dp_handoff &out)
 {
-	Channel &ch = *ch_;
-	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, limits_);
 	ResetExtra(s, res.tag);
 	switch (res.action) {
 	case IuAction::TaskMgmt:
 		if (!res.tm.supported) {
-			ch.AnswerTaskMgmt(s, res.tag,
-					  wire::TskMgmtRspCode::NotSupported);
-			return;
+			AnswerTaskMgmt(s, res.tag,
+				       wire::TskMgmtRspCode::NotSupported);
+			return false;
 		}
-		SRPT_INFO(ch.name_,
-			  "task management function %#x for tag %#llx",
+		SRPT_INFO(name_, "task management function %#x for tag %#llx",
 			  res.tm.func_raw,
 			  static_cast<unsigned long long>(res.tm.task_tag));
-		if (srpt_dp_submit_tmr(ch.dp_, s.index(), res.tm.tag,
-				       lun_to_u64(res.tm.lun),
-				       ToDp(res.tm.func), res.tm.task_tag) != 0)
-			ch.AnswerTaskMgmt(s, res.tag,
-					  wire::TskMgmtRspCode::Failed);
-		return;
+		out.kind = SRPT_DP_SUBMIT_TMR;
+		out.tmr.tag = res.tm.tag;
+		out.tmr.lun = lun_to_u64(res.tm.lun);
+		out.tmr.func = ToDp(res.tm.func);
+		out.tmr.task_tag = res.tm.task_tag;
+		return true;
 	case IuAction::RejectTaskMgmt:
-		ch.AnswerTaskMgmt(s, res.tag,
-				  wire::TskMgmtRspCode::FieldsInvalid);
-		return;
+		AnswerTaskMgmt(s, res.tag, wire::TskMgmtRspCode::FieldsInvalid);
+		return false;
 	default:
-		ch.core_.ReleaseCmd(s);
-		return;
+		core_.ReleaseCmd(s);
+		return false;
 	}
 }
 
-void KernelEnv::HandleOtherIu(RecvCtx &r)
+void Channel::SubmitFailed(const Handoff &h, const srpt_dp_handoff &out)
 {
-	Channel &ch = *ch_;
-	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, ch.limits_);
+	SendCtx &s = *h.s;
+	if (out.kind == SRPT_DP_SUBMIT_TMR) {
+		AnswerTaskMgmt(s, extra_[s.index()].tag,
+			       wire::TskMgmtRspCode::Failed);
+		return;
+	}
+	SRPT_DEBUG(name_, "command %u not submitted (%d): busy", s.index(),
+		   out.rc);
+	AnswerStatus(s, extra_[s.index()].tag, ScsiStatus::Busy);
+}
+
+void Channel::HandleOtherIu(RecvCtx &r)
+{
+	const IuParseResult res = parse_iu({r.buf(), r.byte_len()}, limits_);
 	uint32_t suppressed;
 	switch (res.action) {
 	case IuAction::Logout:
@@ -222,19 +230,21 @@ void KernelEnv::HandleOtherIu(RecvCtx &r)
 		 * initiator said it is done: serving IUs that follow would
 		 * act on commands of a logged-out nexus, so end the channel.
 		 */
-		SRPT_INFO(ch.name_, "SRP_I_LOGOUT on channel %u: disconnecting",
-			  ch.id_);
-		(void)ch.Disconnect("SRP_I_LOGOUT");
+		SRPT_INFO(name_, "SRP_I_LOGOUT on channel %u: disconnecting",
+			  id_);
+		(void)Disconnect("SRP_I_LOGOUT");
 		return;
 	case IuAction::Ignore:
 		return;
 	default:
-		if (ch.drop_log_.Allow(srpt_now_ns(), &suppressed))
-			SRPT_ERR(ch.name_, "dropping IU (opcode %#x): %s",
+		if (drop_log_.Allow(srpt_now_ns(), &suppressed))
+			SRPT_ERR(name_, "dropping IU (opcode %#x): %s",
 				 res.opcode, describe(res.drop));
 		return;
 	}
 }
+
+/* ---- KernelEnv ------------------------------------------------------ */
 
 void KernelEnv::ResponseLost()
 {
@@ -293,8 +303,9 @@ void Channel::OnResponseLost()
 }
 
 /*
- * QueueResponse, WritePending, AbortedTask and ReleaseCmd are inline in
- * <srpt/channel_datapath.hpp>, for the C entry points to flatten.
+ * QueueResponse, WritePending, AbortedTask, ReleaseCmd and the completions
+ * are inline in <srpt/channel_datapath.hpp>, for the C entry points to
+ * flatten.
  */
 
 void Channel::QueueTmResponse(uint32_t index, wire::TskMgmtRspCode code)

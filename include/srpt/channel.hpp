@@ -110,11 +110,6 @@ public:
 	Status PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta);
 	Status PostRdmaRead(SendCtx &s, uint32_t n_rdma);
 	Status PostZeroLengthWrite();
-	void SubmitCmd(SendCtx &s, RecvCtx &r);
-	void SubmitTaskMgmt(SendCtx &s, RecvCtx &r);
-	void HandleOtherIu(RecvCtx &r);
-	void ExecuteCmd(SendCtx &s);
-	void FailCmd(SendCtx &s);
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
 	void ResponseLost();
@@ -122,16 +117,22 @@ public:
 	void StateChanged(ChannelState from, ChannelState to);
 
 private:
-	/* Resets what the channel keeps for @s's command, tagged @tag. */
-	void ResetExtra(SendCtx &s, uint64_t tag);
-
 	Channel *ch_;
 };
 
-/* What the C++ side keeps per send context besides SendCtx. */
+/*
+ * What the C++ side keeps per send context besides SendCtx: the response's
+ * tag and length, and the command's descriptors in CPU order for the glue
+ * (srpt_dp_cmd.desc), which the glue reads while it submits.
+ */
 struct CmdExtra {
+	static constexpr uint32_t kInlineDesc = 8; /* 128 bytes */
 	uint64_t tag;	  /* SRP tag, opaque */
 	uint32_t rsp_len; /* bytes of the response built in the buffer */
+	uint32_t more_cap; /* entries of @more */
+	srpt_dp_desc desc[kInlineDesc];
+	/* A longer list (up to 255): kept for the context's next ones. */
+	srpt_dp_desc *more;
 };
 
 struct ChannelParams {
@@ -189,16 +190,25 @@ public:
 	/* CQ context: the drain marker completed. */
 	void OnZlwDone(bool ok);
 
-	/* ---- data path, from the glue ---- */
-	void OnRecvDone(uint32_t index, uint32_t byte_len, bool ok);
-	void OnSendDone(uint32_t index, bool ok);
+	/*
+	 * ---- data path, from the glue ----
+	 * A true return of OnRecvDone, HandoffDone and Kick: @out is an IU
+	 * for the glue to submit to the target core; it gives it back with
+	 * HandoffDone (ChannelCore's Handoff, as the glue's C struct).
+	 */
+	bool OnRecvDone(uint32_t index, uint32_t byte_len, bool ok,
+			srpt_dp_handoff &out);
+	bool HandoffDone(srpt_dp_handoff &out);
+	bool Kick(srpt_dp_handoff &out);
+	SendDone OnSendDone(uint32_t index, bool ok);
 	/* ChannelCore::OnSendDoneAtomic, for a successful SEND. */
-	bool OnSendDoneAtomic(uint32_t index);
-	void OnRdmaReadDone(uint32_t index, bool ok);
+	SendDone OnSendDoneAtomic(uint32_t index);
+	DataOut OnRdmaReadDone(uint32_t index, bool ok);
 	/* kQueueFull: LIO retries later. */
 	Status QueueResponse(uint32_t index, const CmdResponse &rsp);
 	void QueueTmResponse(uint32_t index, wire::TskMgmtRspCode code);
-	Status WritePending(uint32_t index, uint32_t n_rdma_reads);
+	Status WritePending(uint32_t index, uint32_t n_rdma_reads,
+			    DataOut &out);
 	void AbortedTask(uint32_t index);
 	void ReleaseCmd(uint32_t index);
 	int CmdStateOf(uint32_t index);
@@ -237,13 +247,26 @@ private:
 	/* The move to kReleasing, then the release work (a failed drain). */
 	void ScheduleRelease();
 	static void ReleaseWork(void *ctx);
-	static void KickWork(void *ctx);
 	/* A send completion the test knob held (SendDoneHold). */
 	static void DeliverHeldSendDone(void *ctx, uint32_t index);
 	void Release();
 	/* A failed completion: the QP is in error, end the channel. */
 	void OnCompletionError(const char *what);
 	void OnResponseLost();
+	/* Hand-offs (srp_command.cpp): the core's, as the glue's work. */
+	bool NextGlueHandoff(bool have, Handoff &h, srpt_dp_handoff &out);
+	/*
+	 * Parses @h's IU. True: @out is a submission for the glue. False:
+	 * answered or handled here (a reject, logout, ...).
+	 */
+	bool PrepareHandoff(const Handoff &h, srpt_dp_handoff &out);
+	bool PrepareCmd(SendCtx &s, RecvCtx &r, srpt_dp_handoff &out);
+	bool PrepareTaskMgmt(SendCtx &s, RecvCtx &r, srpt_dp_handoff &out);
+	void HandleOtherIu(RecvCtx &r);
+	/* The glue could not submit @h: answer it (BUSY, TMR failed). */
+	void SubmitFailed(const Handoff &h, const srpt_dp_handoff &out);
+	/* Resets what the channel keeps for @s's command, tagged @tag. */
+	void ResetExtra(SendCtx &s, uint64_t tag);
 	/* A response built by the transport itself (not by LIO). */
 	void SendOwnResponse(SendCtx &s, size_t len);
 	void AnswerStatus(SendCtx &s, uint64_t tag, ScsiStatus status);
@@ -271,7 +294,6 @@ private:
 	char name_[64];
 	char source_[64];
 	srpt_core_port_id *session_port_id_ = nullptr;
-	alignas(SRPT_WORK_ALIGN) unsigned char kick_work_[SRPT_WORK_SIZE];
 	alignas(SRPT_WORK_ALIGN) unsigned char release_work_[SRPT_WORK_SIZE];
 };
 

@@ -8,7 +8,7 @@
  * bodies visible there, GCC makes one function of the C entry point, this
  * method, the ChannelCore method it calls, the core's ...Locked() helpers
  * and these hooks. What is left out of line on a command's path is the
- * glue (srpt_dp_*, the lock), the IU parser and SubmitCmd. Out of line,
+ * glue (srpt_dp_*, the lock), the IU parser and PrepareHandoff. Out of line,
  * the same path made some twenty calls of the port's own per I/O that only
  * forward (docs/data-path.md, "What runs beneath the roots").
  */
@@ -54,16 +54,6 @@ inline Status KernelEnv::PostZeroLengthWrite()
 	return StatusFromErrno(srpt_dp_post_zlw(ch_->dp_));
 }
 
-inline void KernelEnv::ExecuteCmd(SendCtx &s)
-{
-	srpt_dp_execute_cmd(ch_->dp_, s.index());
-}
-
-inline void KernelEnv::FailCmd(SendCtx &s)
-{
-	srpt_dp_fail_cmd(ch_->dp_, s.index());
-}
-
 inline void KernelEnv::PutCmd(SendCtx &s)
 {
 	srpt_dp_put_cmd(ch_->dp_, s.index());
@@ -71,52 +61,91 @@ inline void KernelEnv::PutCmd(SendCtx &s)
 
 inline void KernelEnv::KickWaitList()
 {
-	srpt_work_queue(ch_->kick_work_);
+	srpt_dp_kick(ch_->dp_);
 }
 
 /* ---- completions ---------------------------------------------------- */
 
-inline void Channel::OnRecvDone(uint32_t index, uint32_t byte_len, bool ok)
+inline bool Channel::NextGlueHandoff(bool have, Handoff &h,
+				     srpt_dp_handoff &out)
+{
+	while (have) {
+		if (PrepareHandoff(h, out))
+			return true;
+		have = core_.HandoffDone(h);
+	}
+	return false;
+}
+
+inline bool Channel::OnRecvDone(uint32_t index, uint32_t byte_len, bool ok,
+				srpt_dp_handoff &out)
 {
 	RecvRing *ring = core_.recv_ring();
 	if (SRPT_WARN_ON(!ring || index >= ring->size()))
-		return;
-	core_.OnRecvDone((*ring)[index], byte_len, ok);
+		return false;
+	Handoff h;
+	const bool have = core_.OnRecvDone((*ring)[index], byte_len, ok, h);
 	if (!ok)
 		OnCompletionError("receive");
+	return NextGlueHandoff(have, h, out);
 }
 
-inline void Channel::OnSendDone(uint32_t index, bool ok)
+inline bool Channel::HandoffDone(srpt_dp_handoff &out)
+{
+	RecvRing *ring = core_.recv_ring();
+	if (SRPT_WARN_ON(!ring || out.recv_index >= ring->size() ||
+			 !Valid(out.index)))
+		return false;
+	Handoff h;
+	h.r = &(*ring)[out.recv_index];
+	h.s = &core_.send_ring()[out.index];
+	h.kind = static_cast<IuKind>(out.iu_kind);
+	h.held = out.held;
+	h.direct = out.direct;
+	if (out.rc != 0)
+		SubmitFailed(h, out);
+	return NextGlueHandoff(core_.HandoffDone(h), h, out);
+}
+
+inline bool Channel::Kick(srpt_dp_handoff &out)
+{
+	Handoff h;
+	return NextGlueHandoff(core_.ProcessWaitList(h), h, out);
+}
+
+inline SendDone Channel::OnSendDone(uint32_t index, bool ok)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
-		return;
+		return SendDone::kDone;
 	/* Test knob: a successful SEND completes only after the delay. */
 	if (ok && send_done_hold_.Hold(index))
-		return;
-	core_.OnSendDone(core_.send_ring()[index], ok);
+		return SendDone::kDone;
+	const SendDone next = core_.OnSendDone(core_.send_ring()[index], ok);
 	if (!ok)
 		OnCompletionError("send");
+	return next;
 }
 
-inline bool Channel::OnSendDoneAtomic(uint32_t index)
+inline SendDone Channel::OnSendDoneAtomic(uint32_t index)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
-		return true;
+		return SendDone::kDone;
 	/* Test knob: delivered later from its work item, as above. */
 	if (send_done_hold_.Hold(index))
-		return true;
+		return SendDone::kDone;
 	return core_.OnSendDoneAtomic(core_.send_ring()[index]);
 }
 
-inline void Channel::OnRdmaReadDone(uint32_t index, bool ok)
+inline DataOut Channel::OnRdmaReadDone(uint32_t index, bool ok)
 {
 	if (SRPT_WARN_ON(!Valid(index)))
-		return;
+		return DataOut::kNothing;
 	if (!ok)
 		SRPT_INFO(name_, "RDMA READ for command %u failed", index);
-	core_.OnRdmaReadDone(core_.send_ring()[index], ok);
+	const DataOut next = core_.OnRdmaReadDone(core_.send_ring()[index], ok);
 	if (!ok)
 		OnCompletionError("RDMA READ");
+	return next;
 }
 
 /* ---- LIO's side of a command ---------------------------------------- */
@@ -139,21 +168,22 @@ inline Status Channel::QueueResponse(uint32_t index, const CmdResponse &rsp)
 	    build_cmd_rsp({s.buf(), s.buf_size()}, login_.max_ti_iu_len, info));
 	const Status st = core_.QueueResponse(
 	    s, rsp.n_rdma_writes, QueueFullPolicy::kReturnQueueFull);
-	if (IsOk(st) || st == kQueueFull)
-		return st;
-	/* The post failed: no response, the credit is owed. */
-	core_.DropResponse(s);
-	srpt_dp_put_cmd(dp_, index);
-	OnResponseLost();
-	return Status::kOk;
+	/*
+	 * A failed post was finished by the core (no response, the credit
+	 * owed, the fabric's reference dropped, the channel disconnected):
+	 * nothing for LIO to retry.
+	 */
+	return IsOk(st) || st == kQueueFull ? st : Status::kOk;
 }
 
-inline Status Channel::WritePending(uint32_t index, uint32_t n_rdma_reads)
+inline Status Channel::WritePending(uint32_t index, uint32_t n_rdma_reads,
+				    DataOut &out)
 {
+	out = DataOut::kNothing;
 	if (SRPT_WARN_ON(!Valid(index)))
 		return Status::kInvalid;
 	SendCtx &s = core_.send_ring()[index];
-	const Status st = core_.WritePending(s, n_rdma_reads);
+	const Status st = core_.WritePending(s, n_rdma_reads, out);
 	if (IsOk(st) || st == kQueueFull)
 		return st;
 	SRPT_ERR(name_, "RDMA READ for command %u could not be posted (%d)",

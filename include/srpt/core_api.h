@@ -212,23 +212,57 @@ void srpt_core_dp_cm_event(struct srpt_core_ch *core_ch,
 			   enum srpt_dp_cm_event event);
 
 /*
- * Completions. Process context (the receive CQ's poll work, or the work
- * item to which the glue hands send-side completions), each may sleep.
+ * Completions, and what the glue does next. Each call returns after the
+ * core has dropped its lock; the glue then makes the target core's calls
+ * that may call back into the core (submission, execution, the fabric
+ * reference's put), so that no target core callback runs inside the core.
  */
-void srpt_core_dp_recv_done(struct srpt_core_ch *core_ch, uint32_t index,
-			    uint32_t byte_len, bool ok);
-void srpt_core_dp_send_done(struct srpt_core_ch *core_ch, uint32_t index,
-			    bool ok);
-void srpt_core_dp_rdma_read_done(struct srpt_core_ch *core_ch, uint32_t index,
-				 bool ok);
-void srpt_core_dp_zlw_done(struct srpt_core_ch *core_ch, bool ok);
+struct srpt_dp_handoff; /* rdma_glue.h */
+enum srpt_dp_next {
+	SRPT_DP_NEXT_NONE = 0,
+	SRPT_DP_NEXT_PUT = 1,     /* srpt_dp_put_cmd(): drop the fabric's ref */
+	SRPT_DP_NEXT_EXECUTE = 2, /* target_execute_cmd(): data-out is here */
+	SRPT_DP_NEXT_FAIL = 3,    /* the RDMA READ failed: fail the command */
+	SRPT_DP_NEXT_REFUSED = 4, /* send_done_atomic: process context instead */
+};
+/*
+ * A receive completed. True: submit @h, then call
+ * srpt_core_dp_handoff_done() until it returns false.
+ * Contract: the receive CQ's poll work; may sleep.
+ */
+bool srpt_core_dp_recv_done(struct srpt_core_ch *core_ch, uint32_t index,
+			    uint32_t byte_len, bool ok,
+			    struct srpt_dp_handoff *h);
+/*
+ * @h was submitted (its rc set). True: @h holds the next hand-off.
+ * Contract: the context that got @h; may sleep.
+ */
+bool srpt_core_dp_handoff_done(struct srpt_core_ch *core_ch,
+			       struct srpt_dp_handoff *h);
+/*
+ * The kick work item (srpt_dp_kick()): as srpt_core_dp_recv_done().
+ * Contract: process context.
+ */
+bool srpt_core_dp_kick(struct srpt_core_ch *core_ch,
+		       struct srpt_dp_handoff *h);
+/*
+ * A response's SEND completed: SRPT_DP_NEXT_PUT or _NONE. Contract:
+ * process context (the send side's work item).
+ */
+enum srpt_dp_next srpt_core_dp_send_done(struct srpt_core_ch *core_ch,
+					 uint32_t index, bool ok);
 /*
  * A successful SEND completed, in a context that must not sleep (the send
- * CQ's softirq poller). False: nothing was done, call
- * srpt_core_dp_send_done() from process context.
+ * CQ's softirq poller): as srpt_core_dp_send_done(), or
+ * SRPT_DP_NEXT_REFUSED: nothing was done, call srpt_core_dp_send_done()
+ * from process context.
  */
-bool srpt_core_dp_send_done_atomic(struct srpt_core_ch *core_ch,
-				   uint32_t index);
+enum srpt_dp_next srpt_core_dp_send_done_atomic(struct srpt_core_ch *core_ch,
+						uint32_t index);
+/* SRPT_DP_NEXT_EXECUTE, _FAIL or _NONE. Contract: process context. */
+enum srpt_dp_next srpt_core_dp_rdma_read_done(struct srpt_core_ch *core_ch,
+					      uint32_t index, bool ok);
+void srpt_core_dp_zlw_done(struct srpt_core_ch *core_ch, bool ok);
 
 /* The target core's fabric callbacks for command @index (any context). */
 struct srpt_dp_rsp {
@@ -251,7 +285,11 @@ enum srpt_dp_tmr_result {
 };
 void srpt_core_dp_queue_tm_rsp(struct srpt_core_ch *core_ch, uint32_t index,
 			       enum srpt_dp_tmr_result result);
-/* write_pending: @n_rdma_reads == 0 means the data is already here. */
+/*
+ * write_pending: @n_rdma_reads == 0 means the data is already here.
+ * Returns SRPT_DP_NEXT_EXECUTE (the glue executes the command),
+ * SRPT_DP_NEXT_NONE (RDMA READs posted) or a negative errno.
+ */
 int srpt_core_dp_write_pending(struct srpt_core_ch *core_ch, uint32_t index,
 			       uint32_t n_rdma_reads);
 void srpt_core_dp_aborted_task(struct srpt_core_ch *core_ch, uint32_t index);

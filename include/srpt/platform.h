@@ -201,13 +201,12 @@ typedef void (*srpt_work_fn)(void *ctx);
 /*
  * As for locks, lockdep needs one class per kind of work item: with one
  * class for every work initialized through this wrapper, a work that
- * cancels another (a channel's release work cancels its kick work) looks
+ * cancels another (a port refresh cancelled by a release) looks
  * like a work waiting for itself ("possible recursive locking"), and real
  * dependencies between kinds cannot be told apart.
  */
 enum srpt_work_class {
 	SRPT_WORK_PORT_REFRESH = 0,
-	SRPT_WORK_CHANNEL_KICK,
 	SRPT_WORK_CHANNEL_RELEASE,
 	SRPT_WORK_SEND_DONE_HOLD,
 	SRPT_WORK_TEST,
@@ -218,10 +217,9 @@ enum srpt_work_class {
 /*
  * Storage of SRPT_WORK_SIZE bytes aligned to SRPT_WORK_ALIGN.
  * Contract: srpt_work_queue() from any context; returns false when the work
- * was already pending. @fn runs later in process context: a channel's kick
- * (SRPT_WORK_CHANNEL_KICK) on the queue that also runs the channel's
- * completions that sleep (it has a rescuer), every other class on the
- * system workqueue. srpt_work_cancel_sync() sleeps.
+ * was already pending. @fn runs later in process context, on the system
+ * workqueue. (A channel's kick is the glue's own work item, on the queue
+ * of its completions: glue/completion.c.) srpt_work_cancel_sync() sleeps.
  */
 void srpt_work_init(void *work, srpt_work_fn fn, void *ctx,
 		    enum srpt_work_class cls);

@@ -278,7 +278,7 @@ struct srpt_dp_cmd {
 	uint32_t data_len;        /* what the descriptors offer */
 	enum srpt_dp_dir dir;
 	enum srpt_dp_task_attr task_attr;
-	/* valid during srpt_dp_submit_cmd() only */
+	/* the command's send context keeps them until its next command */
 	const struct srpt_dp_desc *desc;
 	uint32_t n_desc;
 	const uint8_t *imm_data;  /* immediate data in the receive buffer */
@@ -291,15 +291,6 @@ struct srpt_dp_cmd {
 	bool reuse_data;
 };
 
-/*
- * target_init_cmd + rdma_rw_ctx_init for each descriptor + target_submit.
- * 0: the target core owns the command (it ends in release_cmd). Negative:
- * nothing was handed over; the core answers the command itself.
- * Contract: process context (CQ work or the kick work item).
- */
-int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
-		       const struct srpt_dp_cmd *cmd);
-
 /* The task management functions LIO executes for SRP. */
 enum srpt_dp_tmf {
 	SRPT_DP_TMF_ABORT_TASK,
@@ -309,20 +300,55 @@ enum srpt_dp_tmf {
 	SRPT_DP_TMF_CLEAR_ACA,
 };
 
-/* target_submit_tmr; same convention as srpt_dp_submit_cmd(). */
-int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t tag,
-		       uint64_t lun, enum srpt_dp_tmf func,
-		       uint64_t task_tag);
-/* target_execute_cmd: the data-out is in place. */
-void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index);
-/* The RDMA READ failed: the target core fails the command. */
-void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index);
+struct srpt_dp_tmr {
+	uint64_t tag;
+	uint64_t lun;
+	enum srpt_dp_tmf func;
+	uint64_t task_tag;
+};
+
+enum srpt_dp_handoff_kind {
+	SRPT_DP_SUBMIT_CMD = 1, /* target_init_cmd ... target_submit */
+	SRPT_DP_SUBMIT_TMR = 2, /* target_submit_tmr */
+};
+
 /*
- * Drops the fabric's reference after the response went out
- * (transport_generic_free_cmd); for a command the target core never saw,
- * calls srpt_core_dp_cmd_release() directly.
+ * A received IU the core hands to the glue for the target core
+ * (srpt_core_dp_recv_done(), srpt_core_dp_handoff_done(),
+ * srpt_core_dp_kick() in core_api.h). The glue submits it with no lock
+ * held, stores the result in @rc (0: the target core owns the command and
+ * ends it with release_cmd; negative: nothing was handed over, the core
+ * answers it), and gives the hand-off back to srpt_core_dp_handoff_done().
+ */
+struct srpt_dp_handoff {
+	enum srpt_dp_handoff_kind kind;
+	uint32_t index; /* the command's send context */
+	int rc;
+	union {
+		struct srpt_dp_cmd cmd;
+		struct srpt_dp_tmr tmr;
+	};
+	/* The core's own: which receive context, and how it was taken. */
+	uint32_t recv_index;
+	uint8_t iu_kind;
+	bool held;
+	bool direct;
+};
+
+/*
+ * Drops the fabric's reference on command @index (transport_generic_free_cmd;
+ * for a command the target core never saw, srpt_core_dp_cmd_release()
+ * directly). The core calls it only on error paths, when a response could
+ * not be posted; the usual put follows a send completion in the glue.
+ * Contract: any context, no core lock held.
  */
 void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index);
+
+/*
+ * Queues the channel's kick work item, which serves the wait list
+ * (srpt_core_dp_kick()). Contract: any context; never sleeps.
+ */
+void srpt_dp_kick(struct srpt_dp_ch *ch);
 
 /* ---- debugfs and test knobs (glue/debugfs.c) ------------------------ */
 

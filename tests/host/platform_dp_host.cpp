@@ -21,6 +21,42 @@ namespace
 {
 
 DataPathScript g_script;
+
+void RunHandoffs(srpt_dp_ch *ch, srpt_dp_handoff &h)
+{
+	do {
+		if (h.kind == SRPT_DP_SUBMIT_CMD)
+			h.rc = srpt_dp_submit_cmd(ch, h.index, &h.cmd);
+		else
+			h.rc = srpt_dp_submit_tmr(ch, h.index, &h.tmr);
+	} while (srpt_core_dp_handoff_done(ch->args.core_ch, &h));
+}
+
+void KickWork(void *ctx)
+{
+	srpt_dp_ch *ch = static_cast<srpt_dp_ch *>(ctx);
+	srpt_dp_handoff h;
+	if (srpt_core_dp_kick(ch->args.core_ch, &h))
+		RunHandoffs(ch, h);
+}
+
+void DoNext(srpt_dp_ch *ch, uint32_t index, srpt_dp_next next)
+{
+	switch (next) {
+	case SRPT_DP_NEXT_PUT:
+		srpt_dp_put_cmd(ch, index);
+		break;
+	case SRPT_DP_NEXT_EXECUTE:
+		srpt_dp_execute_cmd(ch, index);
+		break;
+	case SRPT_DP_NEXT_FAIL:
+		srpt_dp_fail_cmd(ch, index);
+		break;
+	case SRPT_DP_NEXT_NONE:
+	case SRPT_DP_NEXT_REFUSED:
+		break;
+	}
+}
 std::vector<FakeCh *> g_channels;
 std::vector<std::unique_ptr<srpt_dp_ch>> g_owned;
 std::vector<Rejection> g_rejections;
@@ -50,6 +86,52 @@ FakeSrq *FakeSrqOf(srpt_dp_srq *srq)
 	return srq;
 }
 
+/* The glue channel of core channel @core (the newest, not destroyed). */
+static srpt_dp_ch *GlueOf(srpt_core_ch *core)
+{
+	for (auto it = g_channels.rbegin(); it != g_channels.rend(); ++it)
+		if ((*it)->args.core_ch == core && !(*it)->destroyed)
+			return static_cast<srpt_dp_ch *>(*it);
+	for (auto it = g_channels.rbegin(); it != g_channels.rend(); ++it)
+		if ((*it)->args.core_ch == core)
+			return static_cast<srpt_dp_ch *>(*it);
+	return nullptr;
+}
+
+void RecvDone(srpt_core_ch *core, uint32_t index, uint32_t byte_len, bool ok)
+{
+	srpt_dp_handoff h;
+	if (srpt_core_dp_recv_done(core, index, byte_len, ok, &h))
+		RunHandoffs(GlueOf(core), h);
+}
+
+void SendDone(srpt_core_ch *core, uint32_t index, bool ok)
+{
+	DoNext(GlueOf(core), index, srpt_core_dp_send_done(core, index, ok));
+}
+
+bool SendDoneAtomic(srpt_core_ch *core, uint32_t index)
+{
+	const srpt_dp_next next = srpt_core_dp_send_done_atomic(core, index);
+	DoNext(GlueOf(core), index, next);
+	return next != SRPT_DP_NEXT_REFUSED;
+}
+
+void RdmaReadDone(srpt_core_ch *core, uint32_t index, bool ok)
+{
+	DoNext(GlueOf(core), index,
+	       srpt_core_dp_rdma_read_done(core, index, ok));
+}
+
+int WritePending(srpt_core_ch *core, uint32_t index, uint32_t n_rdma_reads)
+{
+	const int rc = srpt_core_dp_write_pending(core, index, n_rdma_reads);
+	if (rc < 0)
+		return rc;
+	DoNext(GlueOf(core), index, static_cast<srpt_dp_next>(rc));
+	return 0;
+}
+
 void ResetDataPath()
 {
 	g_channels.clear();
@@ -73,6 +155,8 @@ int srpt_dp_ch_create(const struct srpt_dp_ch_args *args,
 		return g_script.create_rc;
 	auto owned = std::make_unique<srpt_dp_ch>();
 	owned->args = *args;
+	srpt_work_init(owned->kick_work, srpt::host::KickWork, owned.get(),
+		       SRPT_WORK_TEST);
 	owned->max_send_wr = args->sq_size / 2 < 16 ? 16 : args->sq_size / 2;
 	*max_send_wr = owned->max_send_wr;
 	*ch = owned.get();
@@ -146,6 +230,7 @@ int srpt_dp_map_send(struct srpt_dp_ch *, uint32_t, void *, uint32_t)
 
 void srpt_dp_ch_destroy(struct srpt_dp_ch *ch, bool destroy_cm_id)
 {
+	srpt_work_cancel_sync(ch->kick_work);
 	ch->destroyed = true;
 	ch->destroy_calls++;
 	ch->cm_id_destroyed = destroy_cm_id;
@@ -256,9 +341,10 @@ int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
 	return 0;
 }
 
-int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index, uint64_t,
-		       uint64_t, enum srpt_dp_tmf func, uint64_t)
+int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_tmr *tmr)
 {
+	const enum srpt_dp_tmf func = tmr->func;
 	if (g_script.submit_tmr_rc)
 		return g_script.submit_tmr_rc;
 	ch->tmr_index.push_back(index);
@@ -276,6 +362,12 @@ void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index)
 void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index)
 {
 	ch->executed.push_back(index | 0x80000000u);
+}
+
+void srpt_dp_kick(struct srpt_dp_ch *ch)
+{
+	ch->kicks++;
+	srpt_work_queue(ch->kick_work);
 }
 
 void srpt_dp_put_cmd(struct srpt_dp_ch *ch, uint32_t index)

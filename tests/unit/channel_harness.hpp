@@ -66,11 +66,6 @@ struct FakeEnv {
 	Status PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta);
 	Status PostRdmaRead(SendCtx &s, uint32_t n);
 	Status PostZeroLengthWrite();
-	void SubmitCmd(SendCtx &s, RecvCtx &r);
-	void SubmitTaskMgmt(SendCtx &s, RecvCtx &r);
-	void HandleOtherIu(RecvCtx &r);
-	void ExecuteCmd(SendCtx &s);
-	void FailCmd(SendCtx &s);
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
 	void ResponseLost();
@@ -144,6 +139,11 @@ struct Harness {
 	 * lock, other contexts may act.
 	 */
 	std::function<void()> on_handoff;
+	/*
+	 * Runs first in every post (receive, response, RDMA READ), which the
+	 * core makes after dropping its lock: other contexts may act.
+	 */
+	std::function<void()> on_post;
 	/* Replaces the default PutCmd behaviour (put_releases). */
 	std::function<void(SendCtx &)> on_put;
 	int kicks = 0;
@@ -192,9 +192,99 @@ struct Harness {
 			core.Destroy();
 	}
 
+	/* The kick work item, as the glue's: the core's hand-offs. */
 	static void WorkFn(void *ctx)
 	{
-		static_cast<Harness *>(ctx)->core.ProcessWaitList();
+		Harness *h = static_cast<Harness *>(ctx);
+		Handoff ho;
+		if (h->core.ProcessWaitList(ho))
+			h->RunHandoffs(ho);
+	}
+
+	/*
+	 * What the glue does: hands each IU the core returns to the target
+	 * core (or its own answer), then gives it back, until none is left.
+	 */
+	void RunHandoffs(Handoff &ho)
+	{
+		bool next;
+		do {
+			HandOff(ho);
+			/*
+			 * HandoffDone takes the next IU under the lock, then
+			 * posts the receive buffer it got back without it.
+			 */
+			in_handoff_done++;
+			next = core.HandoffDone(ho);
+			in_handoff_done--;
+		} while (next);
+	}
+	/* Inside HandoffDone: an IU it returns was taken already. */
+	int in_handoff_done = 0;
+	void HandOff(const Handoff &ho)
+	{
+		switch (ho.kind) {
+		case IuKind::kCmd:
+			SubmitCmd(*ho.s, *ho.r);
+			break;
+		case IuKind::kTaskMgmt:
+			SubmitTaskMgmt(*ho.s, *ho.r);
+			break;
+		default:
+			HandleOtherIu(*ho.r);
+			break;
+		}
+	}
+	void SubmitCmd(SendCtx &s, RecvCtx &r);
+	void SubmitTaskMgmt(SendCtx &s, RecvCtx &r);
+	void HandleOtherIu(RecvCtx &r);
+	void ExecuteCmd(SendCtx &s);
+	void FailCmd(SendCtx &s);
+	/* The fabric's reference dropped (transport_generic_free_cmd). */
+	void PutCmd(SendCtx &s);
+
+	/* A receive completion, as the glue takes it. */
+	void RecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
+	{
+		Handoff ho;
+		if (core.OnRecvDone(r, byte_len, ok, ho))
+			RunHandoffs(ho);
+	}
+	/* A send completion in process context, as the glue takes it. */
+	void SendDone(SendCtx &s, bool ok)
+	{
+		if (core.OnSendDone(s, ok) == srpt::SendDone::kPutCmd)
+			PutCmd(s);
+	}
+	/* False: refused (the caller goes on in process context). */
+	bool SendDoneAtomic(SendCtx &s)
+	{
+		const srpt::SendDone next = core.OnSendDoneAtomic(s);
+		if (next == srpt::SendDone::kPutCmd)
+			PutCmd(s);
+		return next != srpt::SendDone::kRefused;
+	}
+	void RdmaReadDone(SendCtx &s, bool ok)
+	{
+		switch (core.OnRdmaReadDone(s, ok)) {
+		case DataOut::kExecute:
+			ExecuteCmd(s);
+			break;
+		case DataOut::kFail:
+			FailCmd(s);
+			break;
+		case DataOut::kNothing:
+			break;
+		}
+	}
+	/* LIO's write_pending, as the glue takes it. */
+	Status WritePending(SendCtx &s, uint32_t n)
+	{
+		DataOut next;
+		const Status st = core.WritePending(s, n, next);
+		if (next == DataOut::kExecute)
+			ExecuteCmd(s);
+		return st;
 	}
 
 	std::deque<RecvCtx *> &rq() { return srq ? srq->posted : own_rq; }
@@ -213,7 +303,7 @@ struct Harness {
 			r->buf()[0] = opcode;
 		r->buf()[5] = imm ? 0x30 : 0x00;
 		std::memcpy(r->buf() + 8, &tag, sizeof(tag));
-		core.OnRecvDone(*r, len, true);
+		RecvDone(*r, len, true);
 		return r;
 	}
 
@@ -228,10 +318,10 @@ struct Harness {
 		sq.pop_front();
 		switch (wr.kind) {
 		case WrKind::kResponse:
-			core.OnSendDone(*wr.s, ok);
+			SendDone(*wr.s, ok);
 			break;
 		case WrKind::kRdmaRead:
-			core.OnRdmaReadDone(*wr.s, ok);
+			RdmaReadDone(*wr.s, ok);
 			break;
 		case WrKind::kZlw:
 			last_zlw = core.OnZeroLengthWriteDone(ok);
@@ -257,9 +347,9 @@ struct Harness {
 		if (wr.kind != WrKind::kResponse)
 			return false;
 		sq.pop_front();
-		if (core.OnSendDoneAtomic(*wr.s))
+		if (SendDoneAtomic(*wr.s))
 			return true;
-		core.OnSendDone(*wr.s, true);
+		SendDone(*wr.s, true);
 		return false;
 	}
 
@@ -317,7 +407,7 @@ struct Harness {
 			while (!own_rq.empty()) {
 				RecvCtx *r = own_rq.front();
 				own_rq.pop_front();
-				core.OnRecvDone(*r, 0, false);
+				RecvDone(*r, 0, false);
 			}
 		}
 		srpt_work_cancel_sync(work);
@@ -367,24 +457,42 @@ inline IuClass FakeEnv::ClassifyIu(const RecvCtx &r)
 	return ClassifySrpIu(r.buf(), r.byte_len());
 }
 
+/* Every post is made with the channel lock dropped (no ib_post_* under it). */
+inline void ExpectUnlockedPost(Harness *h, const char *what)
+{
+	EXPECT_EQ(host::SpinLocksHeld(), 0) << what << " under the channel lock";
+	if (h->on_post)
+		h->on_post();
+}
+
+/* Takes the one-shot failure a test asked for (kOk: none). */
+inline Status TakeFailure(Status &fail)
+{
+	const Status st = fail;
+	fail = Status::kOk;
+	return st;
+}
+
+/*
+ * Each post decides its failure first, then lets other contexts run (the
+ * post is made without the lock), then records the work request.
+ */
 inline Status FakeEnv::PostRecv(RecvCtx &r)
 {
-	if (h->fail_next_post_recv != Status::kOk) {
-		Status st = h->fail_next_post_recv;
-		h->fail_next_post_recv = Status::kOk;
+	const Status st = TakeFailure(h->fail_next_post_recv);
+	ExpectUnlockedPost(h, "ib_post_recv");
+	if (st != Status::kOk)
 		return st;
-	}
 	h->rq().push_back(&r);
 	return Status::kOk;
 }
 
 inline Status FakeEnv::PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta)
 {
-	if (h->fail_next_post_send != Status::kOk) {
-		Status st = h->fail_next_post_send;
-		h->fail_next_post_send = Status::kOk;
+	const Status st = TakeFailure(h->fail_next_post_send);
+	ExpectUnlockedPost(h, "ib_post_send (response)");
+	if (st != Status::kOk)
 		return st;
-	}
 	h->sq.push_back(
 	    {WrKind::kResponse, &s, n_rdma, delta, h->tag_of[s.index()]});
 	return Status::kOk;
@@ -392,73 +500,78 @@ inline Status FakeEnv::PostResponse(SendCtx &s, uint32_t n_rdma, int32_t delta)
 
 inline Status FakeEnv::PostRdmaRead(SendCtx &s, uint32_t n)
 {
-	if (h->fail_next_post_send != Status::kOk) {
-		Status st = h->fail_next_post_send;
-		h->fail_next_post_send = Status::kOk;
+	const Status st = TakeFailure(h->fail_next_post_send);
+	ExpectUnlockedPost(h, "ib_post_send (RDMA READ)");
+	if (st != Status::kOk)
 		return st;
-	}
 	h->sq.push_back({WrKind::kRdmaRead, &s, n, 0, h->tag_of[s.index()]});
 	return Status::kOk;
 }
 
 inline Status FakeEnv::PostZeroLengthWrite()
 {
+	EXPECT_EQ(host::SpinLocksHeld(), 0) << "drain write under the lock";
 	h->sq.push_back({WrKind::kZlw, nullptr, 0, 0, 0});
 	return Status::kOk;
 }
 
-inline void FakeEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+inline void Harness::SubmitCmd(SendCtx &s, RecvCtx &r)
 {
-	if (h->on_handoff)
-		h->on_handoff();
-	h->tag_of[s.index()] = IuTag(r);
-	h->served.push_back({IuKind::kCmd, IuTag(r), &s});
-	if (h->on_submit)
-		h->on_submit(s, r);
+	if (on_handoff)
+		on_handoff();
+	tag_of[s.index()] = IuTag(r);
+	served.push_back({IuKind::kCmd, IuTag(r), &s});
+	if (on_submit)
+		on_submit(s, r);
 }
 
-inline void FakeEnv::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
+inline void Harness::SubmitTaskMgmt(SendCtx &s, RecvCtx &r)
 {
-	if (h->on_handoff)
-		h->on_handoff();
-	h->tag_of[s.index()] = IuTag(r);
-	h->served.push_back({IuKind::kTaskMgmt, IuTag(r), &s});
-	if (h->on_submit)
-		h->on_submit(s, r);
+	if (on_handoff)
+		on_handoff();
+	tag_of[s.index()] = IuTag(r);
+	served.push_back({IuKind::kTaskMgmt, IuTag(r), &s});
+	if (on_submit)
+		on_submit(s, r);
 }
 
-inline void FakeEnv::HandleOtherIu(RecvCtx &r)
+inline void Harness::HandleOtherIu(RecvCtx &r)
 {
-	if (h->on_handoff)
-		h->on_handoff();
-	h->served.push_back({r.iu_class().kind, IuTag(r), nullptr});
-	if (h->on_other)
-		h->on_other(r);
+	if (on_handoff)
+		on_handoff();
+	served.push_back({r.iu_class().kind, IuTag(r), nullptr});
+	if (on_other)
+		on_other(r);
 }
 
-inline void FakeEnv::ExecuteCmd(SendCtx &s)
+inline void Harness::ExecuteCmd(SendCtx &s)
 {
-	h->executed.push_back(&s);
-	if (h->on_execute)
-		h->on_execute(s);
+	executed.push_back(&s);
+	if (on_execute)
+		on_execute(s);
 }
 
-inline void FakeEnv::FailCmd(SendCtx &s)
+inline void Harness::FailCmd(SendCtx &s)
 {
-	h->failed.push_back(&s);
-	if (h->on_fail)
-		h->on_fail(s);
+	failed.push_back(&s);
+	if (on_fail)
+		on_fail(s);
+}
+
+inline void Harness::PutCmd(SendCtx &s)
+{
+	puts.push_back(&s);
+	if (on_put)
+		on_put(s);
+	else if (put_releases)
+		core.ReleaseCmd(s);
+	else
+		refs_held.push_back(&s);
 }
 
 inline void FakeEnv::PutCmd(SendCtx &s)
 {
-	h->puts.push_back(&s);
-	if (h->on_put)
-		h->on_put(s);
-	else if (h->put_releases)
-		h->core.ReleaseCmd(s);
-	else
-		h->refs_held.push_back(&s);
+	h->PutCmd(s);
 }
 
 inline void FakeEnv::KickWaitList()

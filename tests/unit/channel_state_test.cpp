@@ -246,15 +246,17 @@ TEST(ChannelState, LeavingLiveStopsTheDataPathInTheSameMove)
 		EXPECT_EQ(PhaseOf(to), ChannelPhase::kClosing);
 	};
 	ASSERT_EQ(h.Respond(h.served[0].s), Status::kOk);
-	h.CompleteNext(); /* frees the context: the drain hands IU 2 off */
-	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
+	h.CompleteNext(); /* frees the context: the kick is queued */
+	EXPECT_EQ(h.kicks, 1);
+	h.RunWork(); /* the drain hands IU 2 off */
+	ASSERT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
 	EXPECT_EQ(handoffs_at_move, 2u);
 	EXPECT_EQ(handoffs, 2u) << "an IU was handed off after the move";
 	const ChannelStats st = h.core.Stats();
 	EXPECT_EQ(st.state, S::kDisconnecting);
 	EXPECT_EQ(st.phase, ChannelPhase::kClosing);
 	EXPECT_EQ(st.wait_depth, 1u);
-	EXPECT_EQ(h.kicks, 0);
+	EXPECT_EQ(h.kicks, 1);
 	h.on_state_change = nullptr;
 	h.core.AbortedTask(*h.served[1].s);
 	h.core.ReleaseCmd(*h.served[1].s);

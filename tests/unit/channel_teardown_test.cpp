@@ -145,13 +145,13 @@ TEST_F(DataPathFixture, FailedCompletionOnALiveChannelDisconnectsIt)
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
-	srpt_core_dp_recv_done(ch, 0, 0, false);
+	srpt::host::RecvDone(ch, 0, 0, false);
 	EXPECT_TRUE(f.disconnected);
 	EXPECT_EQ(ch->state(), ChannelState::kDisconnecting);
 	/* The flushes of our own drain change nothing more. */
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
 	EXPECT_EQ(ch->state(), ChannelState::kDraining);
-	srpt_core_dp_recv_done(ch, 1, 0, false);
+	srpt::host::RecvDone(ch, 1, 0, false);
 	EXPECT_EQ(ch->state(), ChannelState::kDraining);
 	srpt_core_dp_zlw_done(ch, false);
 	host::RunPendingWork();

@@ -85,11 +85,6 @@ struct ThreadEnv {
 	Status PostResponse(SendCtx &s, uint32_t n, int32_t delta);
 	Status PostRdmaRead(SendCtx &, uint32_t) { return Status::kIo; }
 	Status PostZeroLengthWrite() { return Status::kOk; }
-	void SubmitCmd(SendCtx &s, RecvCtx &r);
-	void SubmitTaskMgmt(SendCtx &s, RecvCtx &r) { SubmitCmd(s, r); }
-	void HandleOtherIu(RecvCtx &) {}
-	void ExecuteCmd(SendCtx &) {}
-	void FailCmd(SendCtx &) {}
 	void PutCmd(SendCtx &s);
 	void KickWaitList();
 	/* PostResponse never fails here. */
@@ -131,6 +126,20 @@ struct World {
 		if (refs[s.index()].fetch_sub(1) == 1)
 			core.ReleaseCmd(s);
 	}
+	/* The glue's part: the hand-offs the core returns, one by one. */
+	void Submit(Handoff &h);
+	void RunHandoffs(bool have, Handoff &h)
+	{
+		while (have) {
+			Submit(h);
+			have = core.HandoffDone(h);
+		}
+	}
+	void SendDone(SendCtx &s)
+	{
+		if (core.OnSendDone(s, true) == srpt::SendDone::kPutCmd)
+			DropRef(s);
+	}
 };
 
 Status ThreadEnv::PostRecv(RecvCtx &r)
@@ -146,16 +155,16 @@ Status ThreadEnv::PostResponse(SendCtx &s, uint32_t, int32_t delta)
 	return Status::kOk;
 }
 
-void ThreadEnv::SubmitCmd(SendCtx &s, RecvCtx &r)
+void World::Submit(Handoff &h)
 {
 	uint64_t tag;
-	std::memcpy(&tag, r.buf() + 8, sizeof(tag));
+	std::memcpy(&tag, h.r->buf() + 8, sizeof(tag));
 	{
-		std::lock_guard<std::mutex> g(w->served_mutex);
-		w->served.push_back(tag);
+		std::lock_guard<std::mutex> g(served_mutex);
+		served.push_back(tag);
 	}
-	w->refs[s.index()].store(2);
-	w->lio.Push(&s);
+	refs[h.s->index()].store(2);
+	lio.Push(h.s);
 }
 
 void ThreadEnv::PutCmd(SendCtx &s)
@@ -192,10 +201,13 @@ void RunRealConcurrency(bool split_cqs)
 	std::thread cq_thread([&] {
 		CqEvent ev;
 		while (w.cq.Pop(ev)) {
-			if (ev.recv)
-				w.core.OnRecvDone(*ev.r, 16, true);
-			else
-				w.core.OnSendDone(*ev.s, true);
+			if (ev.recv) {
+				Handoff h;
+				w.RunHandoffs(w.core.OnRecvDone(*ev.r, 16, true, h),
+					      h);
+			} else {
+				w.SendDone(*ev.s);
+			}
 		}
 	});
 	auto lio_fn = [&] {
@@ -215,20 +227,26 @@ void RunRealConcurrency(bool split_cqs)
 	};
 	std::thread send_cq_thread([&] {
 		SendCtx *s;
-		while (w.send_cq.Pop(s))
-			if (!w.core.OnSendDoneAtomic(*s))
+		while (w.send_cq.Pop(s)) {
+			const srpt::SendDone next = w.core.OnSendDoneAtomic(*s);
+			if (next == srpt::SendDone::kRefused)
 				w.wc.Push(s);
+			else if (next == srpt::SendDone::kPutCmd)
+				w.DropRef(*s);
+		}
 	});
 	std::thread wc_thread([&] {
 		SendCtx *s;
 		while (w.wc.Pop(s))
-			w.core.OnSendDone(*s, true);
+			w.SendDone(*s);
 	});
 	std::thread lio1(lio_fn), lio2(lio_fn);
 	std::thread kick_thread([&] {
 		int k;
-		while (w.kicks.Pop(k))
-			w.core.ProcessWaitList();
+		while (w.kicks.Pop(k)) {
+			Handoff h;
+			w.RunHandoffs(w.core.ProcessWaitList(h), h);
+		}
 	});
 	std::thread initiator([&] {
 		uint64_t next = 1;

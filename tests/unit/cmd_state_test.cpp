@@ -137,7 +137,7 @@ TEST(CmdState, WriteCommandPathWithRdmaRead)
 	ObservedChannel h(&rec);
 	h.Deliver(kOpCmd, 1);
 	SendCtx *s = h.served.back().s;
-	ASSERT_EQ(h.core.WritePending(*s, 3), Status::kOk);
+	ASSERT_EQ(h.WritePending(*s, 3), Status::kOk);
 	EXPECT_EQ(s->state(), S::kNeedData);
 	EXPECT_EQ(s->posted_wrs(), 3u);
 	h.CompleteNext(); /* RDMA READ done */
@@ -157,7 +157,7 @@ TEST(CmdState, ImmediateDataExecutesAtOnceAndKeepsBuffer)
 	EXPECT_EQ(s->recv(), r);
 	EXPECT_EQ(r->state(), RecvState::kHeldByCmd);
 	size_t posted = h.rq().size();
-	ASSERT_EQ(h.core.WritePending(*s, 0), Status::kOk);
+	ASSERT_EQ(h.WritePending(*s, 0), Status::kOk);
 	EXPECT_EQ(h.executed.size(), 1u);
 	ASSERT_EQ(h.Respond(s), Status::kOk);
 	EXPECT_EQ(h.rq().size(), posted) << "buffer reposted while in use";
@@ -209,7 +209,7 @@ TEST(CmdState, RdmaReadErrorFailsTheCommandWhichStillAnswers)
 	ObservedChannel h(&rec);
 	h.Deliver(kOpCmd, 1);
 	SendCtx *s = h.served.back().s;
-	ASSERT_EQ(h.core.WritePending(*s, 1), Status::kOk);
+	ASSERT_EQ(h.WritePending(*s, 1), Status::kOk);
 	h.CompleteNext(false);
 	EXPECT_EQ(h.executed.size(), 0u);
 	ASSERT_EQ(h.failed.size(), 1u);
@@ -225,7 +225,7 @@ TEST(CmdState, AbortWhileRdmaReadPostedWaitsForTheCompletion)
 	ObservedChannel h(&rec);
 	h.Deliver(kOpCmd, 1);
 	SendCtx *s = h.served.back().s;
-	ASSERT_EQ(h.core.WritePending(*s, 2), Status::kOk);
+	ASSERT_EQ(h.WritePending(*s, 2), Status::kOk);
 	h.core.AbortedTask(*s);
 	h.core.ReleaseCmd(*s);
 	/* The READ may still write into our buffers: not free yet. */

@@ -137,7 +137,7 @@ protected:
 	{
 		RecvCtx &r = (*ch->core().recv_ring())[index];
 		std::memcpy(r.buf(), iu.data(), iu.size());
-		srpt_core_dp_recv_done(ch, index,
+		srpt::host::RecvDone(ch, index,
 				       static_cast<uint32_t>(iu.size()), true);
 	}
 
@@ -146,7 +146,7 @@ protected:
 	{
 		srpt_dp_rsp rsp{};
 		ASSERT_EQ(srpt_core_dp_queue_response(ch, index, &rsp), 0);
-		srpt_core_dp_send_done(ch, index, true);
+		srpt::host::SendDone(ch, index, true);
 	}
 
 	/* Every send context is back in the pool. */
@@ -179,7 +179,8 @@ protected:
 			EXPECT_EQ(srpt_core_dp_queue_response(
 				      ch, f.submitted_index[i], &rsp),
 				  0);
-			srpt_core_dp_send_done(ch, f.submitted_index[i], true);
+			srpt::host::SendDone(ch, f.submitted_index[i], true);
+			(void)host::RunPendingWork(); /* the kick */
 		}
 		EXPECT_EQ(srpt_core_tpg_enable(gid_port_, false), 0);
 		return ch;

@@ -87,19 +87,31 @@ private:
 	void Setup()
 	{
 		Model::Setup();
+		/*
+		 * An IU is served only if it was taken off the wait list while
+		 * the channel was live: a disconnect may come after the take
+		 * (in HandoffDone's post of the previous receive buffer), not
+		 * before it.
+		 */
 		h_->on_handoff = [this] {
-			if (closing_)
+			if (closing_ && !disconnected_after_take_)
 				Fail("IU handed to the target core after the "
 				     "disconnect");
+			disconnected_after_take_ = false;
 			MaybeConcurrent();
 		};
 		/*
-		 * The send completion's PutCmd runs without the core's lock
-		 * (the put window): the target core may drop the other
-		 * reference, answer or abort another command, the initiator
-		 * send, before and after the fabric's drop. (Other PutCmd
-		 * calls end a command whose model state the caller updates
-		 * after the call: no events inside those.)
+		 * Every post is made after the core dropped its lock: other
+		 * contexts act between the decision and the post.
+		 */
+		h_->on_post = [this] { MaybeConcurrent(); };
+		/*
+		 * The glue drops the fabric's reference after the send
+		 * completion returned from the core: the target core may drop
+		 * the other reference, answer or abort another command, the
+		 * initiator send, before and after the fabric's drop. (Other
+		 * PutCmd calls end a command whose model state the caller
+		 * updates after the call: no events inside those.)
 		 */
 		h_->on_put = [this, put = h_->on_put](SendCtx &s) {
 			const bool window = &s == completing_;
@@ -176,6 +188,7 @@ private:
 			break;
 		case kDsc:
 			g_cov.concurrent_disconnects++;
+			disconnected_after_take_ = h_->in_handoff_done > 0;
 			Disconnect();
 			break;
 		}
@@ -455,6 +468,8 @@ private:
 	unsigned disconnect_at_ = ~0u;
 	int nesting_ = 0;
 	bool in_work_ = false;
+	/* A disconnect came inside HandoffDone, after it took the next IU. */
+	bool disconnected_after_take_ = false;
 	bool rtu_done_ = false;
 };
 

@@ -69,8 +69,9 @@ TEST(InterleavingChecker, RandomSchedules)
 	std::printf("[ coverage ] %llu disconnects while a drainer had dropped "
 		    "the lock\n",
 		    (unsigned long long)g_cov.concurrent_disconnects);
-	std::printf("[ coverage ] %llu last references dropped inside PutCmd, "
-		    "%llu of them by another context\n",
+	std::printf("[ coverage ] %llu last references dropped in the glue's "
+		    "put after a send completion, %llu of them by another "
+		    "context\n",
 		    (unsigned long long)g_cov.releases_in_put,
 		    (unsigned long long)g_cov.concurrent_releases_in_put);
 	std::printf("[ coverage ] %llu response completions in softirq, %llu "

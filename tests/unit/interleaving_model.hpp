@@ -54,6 +54,12 @@ enum class Phase {
 	kSubmitted, /* waits for write_pending (writes) or execution */
 	kNeedData,
 	kExecuting, /* waits for queue_status */
+	/*
+	 * LIO is inside write_pending or queue_status for it (the core may
+	 * post after dropping its lock, and others act meanwhile): LIO does
+	 * not call either again for the same command until it returns.
+	 */
+	kInCall,
 	kResponded, /* response queued */
 	kAborted,
 };
@@ -76,8 +82,9 @@ struct Coverage {
 		 post_failures = 0, release_before_completion = 0,
 		 max_wait_depth = 0, concurrent = 0, concurrent_disconnects = 0;
 	/*
-	 * Last references dropped while a send completion's PutCmd ran (the
-	 * put window), and how many of them another context dropped.
+	 * Last references dropped while the glue's put after a send
+	 * completion ran (the core has returned), and how many of them
+	 * another context dropped.
 	 */
 	uint64_t releases_in_put = 0, concurrent_releases_in_put = 0;
 	/*
@@ -112,8 +119,8 @@ public:
 
 protected:
 	/*
-	 * Set by the checker while a PutCmd runs, and while another context
-	 * runs an event inside one (the put window).
+	 * Set by the checker while the glue's put after a send completion
+	 * runs, and while another context runs an event inside it.
 	 */
 	int in_put_ = 0;
 	int in_put_concurrent_ = 0;
@@ -324,7 +331,7 @@ protected:
 		RecvCtx *r = h_->own_rq.front();
 		h_->own_rq.pop_front();
 		Log("receive flushed");
-		h_->core.OnRecvDone(*r, 0, false);
+		h_->RecvDone(*r, 0, false);
 	}
 
 	std::vector<SendCtx *> Actionable()
@@ -359,16 +366,21 @@ protected:
 				    c.imm ? 0 : 1 + Rand(std::min(3u, Cap()));
 				Log("write_pending tag " + tag + " n " +
 				    std::to_string(n));
-				Status st = h_->core.WritePending(*s, n);
+				c.phase = Phase::kInCall;
+				Status st = h_->WritePending(*s, n);
+				auto it = cmds_.find(s);
+				if (it == cmds_.end())
+					return;
 				if (st == kQueueFull) {
 					Log("  queue full");
+					it->second.phase = Phase::kSubmitted;
 					return;
 				}
 				if (st != Status::kOk)
 					Fail("write_pending failed");
-				if (cmds_.count(s) &&
-				    cmds_[s].phase == Phase::kSubmitted)
-					cmds_[s].phase = Phase::kNeedData;
+				/* Executed at once (immediate data) or reading. */
+				if (it->second.phase == Phase::kInCall)
+					it->second.phase = Phase::kNeedData;
 			}
 			return;
 		case Phase::kExecuting:
@@ -383,6 +395,7 @@ protected:
 			DropRef(*s);
 			return;
 		case Phase::kNeedData:
+		case Phase::kInCall:
 			return;
 		}
 	}
@@ -396,23 +409,24 @@ protected:
 		Log("queue response tag " + std::to_string(c.tag) + " n " +
 		    std::to_string(n) + (fail ? " (post fails)" : ""));
 		const uint64_t tag = c.tag;
+		const Phase before = c.phase;
+		c.phase = Phase::kInCall;
 		Status st = h_->core.QueueResponse(*s, n, pol);
 		h_->fail_next_post_send = Status::kOk;
+		auto it = cmds_.find(s);
+		/* A failed post: the core dropped the fabric's reference. */
+		if (it == cmds_.end() || it->second.tag != tag)
+			return;
 		if (st == kQueueFull) {
 			Log("  queue full");
+			it->second.phase = before; /* LIO retries later */
 			return;
 		}
-		if (st == Status::kOk) {
-			cmds_[s].phase = Phase::kResponded;
-			return;
-		}
-		if (pol == QueueFullPolicy::kDefer) {
-			/* The core finished it and dropped the fabric's ref. */
-			auto it = cmds_.find(s);
-			if (it != cmds_.end() && it->second.tag == tag)
-				it->second.phase = Phase::kResponded;
-		}
-		/* kReturnQueueFull: LIO retries later (phase unchanged). */
+		/*
+		 * Posted, deferred, or lost (the core finished the command and
+		 * dropped the fabric's reference): nothing more to answer.
+		 */
+		it->second.phase = Phase::kResponded;
 	}
 
 	std::vector<SendCtx *> Abortable()

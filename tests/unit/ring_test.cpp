@@ -190,7 +190,7 @@ TEST(RecvRing, FlushedReceivesOfOwnRingGoIdle)
 	ASSERT_TRUE(h.core.Disconnect());
 	RecvCtx *r = h.own_rq.front();
 	h.own_rq.pop_front();
-	h.core.OnRecvDone(*r, 0, false);
+	h.RecvDone(*r, 0, false);
 	EXPECT_EQ(r->state(), RecvState::kIdle);
 	EXPECT_EQ(h.core.Stats().recv_errors, 1u);
 	h.Teardown();
@@ -211,7 +211,7 @@ TEST(Srq, ChannelsShareTheRingAndFailedReceivesGoBack)
 		EXPECT_EQ(srq.posted.size(), 6u);
 		RecvCtx *r = srq.posted.front();
 		srq.posted.pop_front();
-		b.core.OnRecvDone(*r, 0, false); /* flushed by b's QP */
+		b.RecvDone(*r, 0, false); /* flushed by b's QP */
 		EXPECT_EQ(r->state(), RecvState::kPosted) << "lost to the SRQ";
 		EXPECT_EQ(srq.posted.size(), 6u);
 		ASSERT_EQ(a.Respond(a.served[0].s), Status::kOk);

@@ -33,12 +33,19 @@ TEST(SendCompletionRace, IuBeforeSendCompletionWaitsThenIsServed)
 	EXPECT_EQ(st.req_lim, 0);
 	EXPECT_EQ(st.in_flight, 2); /* command 2 and the waiting IU */
 	h.ExpectInvariants();
-	/* The send completion frees the context: the IU is served at once. */
+	/*
+	 * The send completion hands the fabric's reference back; the target
+	 * core's release frees the context and kicks the work item, which
+	 * serves the IU. The completion itself never hands an IU off.
+	 */
 	h.CompleteNext();
+	EXPECT_EQ(h.served.size(), 2u);
+	EXPECT_EQ(h.kicks, 1);
+	h.ExpectInvariants();
+	EXPECT_EQ(h.RunWork(), 1u);
 	ASSERT_EQ(h.served.size(), 3u);
 	EXPECT_EQ(h.served.back().tag, 3u);
 	EXPECT_EQ(h.core.Stats().wait_depth, 0u);
-	EXPECT_EQ(h.kicks, 0) << "the completion drains inline, no kick";
 	h.ExpectInvariants();
 
 	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
@@ -61,6 +68,7 @@ TEST(SendCompletionRace, QueuedIusServedOneAtATimeInArrivalOrder)
 	EXPECT_EQ(h.served.size(), 3u);
 	for (size_t done = 1; done <= 3; done++) {
 		h.CompleteNext();
+		h.RunWork();
 		/* Exactly one more IU per freed context. */
 		ASSERT_EQ(h.served.size(), 3 + done);
 		EXPECT_EQ(h.served.back().tag, 3 + done);
@@ -84,6 +92,7 @@ TEST(SendCompletionRace, NonCommandIuBehindWaitingCommandKeepsItsPlace)
 	h.Deliver(kOpILogout, 4); /* needs none, but must not overtake */
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
 	h.CompleteNext();
+	h.RunWork();
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2, 3, 4}));
 	ASSERT_EQ(h.Respond(h.CtxOf(3)), Status::kOk);
 	EXPECT_EQ(h.sq.back().delta, 1);
@@ -127,7 +136,7 @@ TEST(SendCompletionRace, SendCompletionThenLastRefDropRerunsWaitList)
 /*
  * Order 2: the target core's last reference goes before the send
  * completion (the response is still on the wire): the context is freed by
- * the completion, which runs the wait list inline.
+ * the completion, which kicks the work item to serve the wait list.
  */
 TEST(SendCompletionRace, LastRefDropThenSendCompletionRerunsWaitList)
 {
@@ -146,15 +155,20 @@ TEST(SendCompletionRace, LastRefDropThenSendCompletionRerunsWaitList)
 	h.ExpectInvariants();
 	h.CompleteNext();
 	EXPECT_EQ(h.puts.size(), 0u) << "already released: no PutCmd";
+	EXPECT_EQ(h.kicks, 1);
+	h.RunWork();
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
-	EXPECT_EQ(h.kicks, 0);
 	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
 	h.CompleteNext();
 	h.Teardown();
 }
 
-/* The kick and the completion race for the same freed context. */
-TEST(SendCompletionRace, KickAndInlineDrainServeEachIuOnce)
+/*
+ * Two contexts freed before the kick runs: one kick (pending) serves both
+ * IUs, each once, in order; a receive arriving while it drains waits its
+ * turn behind them.
+ */
+TEST(SendCompletionRace, OneKickServesEveryFreedContextOnce)
 {
 	FullChannel h(2);
 	h.put_releases = false;
@@ -166,9 +180,10 @@ TEST(SendCompletionRace, KickAndInlineDrainServeEachIuOnce)
 	h.DropLastRef(h.CtxOf(1)); /* frees ctx: kick */
 	EXPECT_EQ(h.kicks, 1);
 	h.put_releases = true;
-	h.CompleteNext(); /* ctx 2: PutCmd releases, drains inline */
-	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2, 3, 4}));
-	h.RunWork(); /* the kick finds nothing left to do */
+	h.CompleteNext(); /* ctx 2: released, the kick is pending already */
+	EXPECT_EQ(h.kicks, 1);
+	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}));
+	EXPECT_EQ(h.RunWork(), 1u);
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2, 3, 4}));
 	h.ExpectInvariants();
 	for (uint64_t t : {3, 4})
@@ -191,6 +206,7 @@ TEST(SendCompletionRace, ShrunkPoolMakesIusWaitWithCreditsLeft)
 		ASSERT_EQ(h.served.size(), t);
 		ASSERT_EQ(h.Respond(h.served.back().s), Status::kOk);
 		h.CompleteNext();
+		h.RunWork();
 		h.ExpectInvariants();
 	}
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2, 3, 4}));

@@ -174,7 +174,7 @@ TEST(SendDoneAtomic, RefusedUntouchedWhileResponsesWaitForRoom)
 	SendCtx *s = h.CtxOf(1);
 	const ChannelStats before = h.core.Stats();
 	ASSERT_EQ(h.sq.size(), 1u);
-	EXPECT_FALSE(h.core.OnSendDoneAtomic(*h.sq.front().s));
+	EXPECT_EQ(h.core.OnSendDoneAtomic(*h.sq.front().s), SendDone::kRefused);
 	ChannelStats st = h.core.Stats();
 	EXPECT_EQ(st.send_done_deferred, 1u);
 	EXPECT_EQ(st.sq_avail, before.sq_avail) << "slots returned";

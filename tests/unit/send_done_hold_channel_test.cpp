@@ -67,7 +67,7 @@ TEST_F(SendDoneHoldFixture, HeldSendCompletionMakesTheNextIuWaitInOrder)
 	for (uint32_t i = 0; i < 2; i++) {
 		const uint32_t idx = f.submitted_index[i];
 		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-		srpt_core_dp_send_done(ch, idx, true);
+		srpt::host::SendDone(ch, idx, true);
 	}
 	EXPECT_TRUE(f.put.empty());
 	srpt_core_dp_get_stats(ch, &st);
@@ -92,6 +92,7 @@ TEST_F(SendDoneHoldFixture, HeldSendCompletionMakesTheNextIuWaitInOrder)
 	EXPECT_EQ(host::RunDueDelayedWork(), 1u); /* one work, both entries */
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{f.submitted_index[0],
 						f.submitted_index[1]}));
+	EXPECT_EQ(host::RunPendingWork(), 1u); /* the kick serves both */
 	ASSERT_EQ(f.submitted.size(), 130u);
 	EXPECT_EQ(f.submitted[128].tag, 128u); /* served in arrival order */
 	EXPECT_EQ(f.submitted[129].tag, 129u);
@@ -102,7 +103,7 @@ TEST_F(SendDoneHoldFixture, HeldSendCompletionMakesTheNextIuWaitInOrder)
 	for (uint32_t i = 2; i < f.submitted_index.size(); i++) {
 		const uint32_t idx = f.submitted_index[i];
 		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-		srpt_core_dp_send_done(ch, idx, true);
+		srpt::host::SendDone(ch, idx, true);
 	}
 	host::AdvanceClock(uint64_t{kHoldUs} * 1000);
 	host::RunDueDelayedWork();
@@ -127,9 +128,9 @@ TEST_F(SendDoneHoldFixture, HeldSendCompletionsRunEachAfterItsOwnDelay)
 	const uint32_t a = f.submitted_index[0], b = f.submitted_index[1];
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, a, &rsp), 0);
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, b, &rsp), 0);
-	srpt_core_dp_send_done(ch, a, true);
+	srpt::host::SendDone(ch, a, true);
 	host::AdvanceClock(1'500'000);
-	srpt_core_dp_send_done(ch, b, true);
+	srpt::host::SendDone(ch, b, true);
 	host::AdvanceClock(500'000);
 	EXPECT_EQ(host::RunDueDelayedWork(), 1u);
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{a}));
@@ -152,7 +153,7 @@ TEST_F(SendDoneHoldFixture, FailedSendCompletionIsNotHeld)
 	srpt_dp_rsp rsp{};
 	const uint32_t idx = f.submitted_index[0];
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-	srpt_core_dp_send_done(ch, idx, false);
+	srpt::host::SendDone(ch, idx, false);
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));
 	EXPECT_EQ(host::PendingDelayedWork(), 0u);
 }
@@ -173,7 +174,7 @@ TEST_F(SendDoneHoldFixture, ReleaseDeliversHeldCompletionsBeforeFreeing)
 	srpt_dp_rsp rsp{};
 	for (uint32_t idx : f.submitted_index) {
 		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-		srpt_core_dp_send_done(ch, idx, true);
+		srpt::host::SendDone(ch, idx, true);
 	}
 	EXPECT_TRUE(f.put.empty());
 	EXPECT_EQ(host::PendingDelayedWork(), 1u);
@@ -206,7 +207,7 @@ TEST_F(SendDoneHoldFixture, DeviceRemovalWithHeldCompletionsFreesEverything)
 	srpt_dp_rsp rsp{};
 	const uint32_t idx = f.submitted_index[0];
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-	srpt_core_dp_send_done(ch, idx, true);
+	srpt::host::SendDone(ch, idx, true);
 	(void)RemoveDeviceWhileChannelCloses(device_, ch, f);
 	EXPECT_TRUE(f.destroyed);
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));

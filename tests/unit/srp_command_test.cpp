@@ -41,7 +41,7 @@ TEST_F(DataPathFixture, CommandRoundTripReturnsTheCredit)
 	EXPECT_EQ(s.buf()[0], 0xc1);	      /* SRP_RSP */
 	EXPECT_EQ(GetBe(s.buf() + 4, 4), 1u); /* req_lim_delta */
 	host::Script().put_releases = true;
-	srpt_core_dp_send_done(ch, idx, true);
+	srpt::host::SendDone(ch, idx, true);
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
@@ -98,7 +98,7 @@ TEST_F(DataPathFixture, MalformedCommandIsAnsweredByTheTransport)
 	EXPECT_EQ(s.buf()[0], 0xc1);
 	EXPECT_EQ(s.buf()[19], 0x02);	     /* status CHECK CONDITION */
 	EXPECT_EQ(s.buf()[18] & 0x02, 0x02); /* SNSVALID */
-	srpt_core_dp_send_done(ch, idx, true);
+	srpt::host::SendDone(ch, idx, true);
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
@@ -137,7 +137,7 @@ TEST_F(DataPathFixture, TruncatedCommandIsDroppedAndItsCreditReturned)
 	const SendCtx &s = ch->core().send_ring()[idx];
 	EXPECT_EQ(GetBe(s.buf() + 4, 4), 2u); /* req_lim_delta: both */
 	host::Script().put_releases = true;
-	srpt_core_dp_send_done(ch, idx, true);
+	srpt::host::SendDone(ch, idx, true);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
 }
@@ -159,14 +159,16 @@ TEST_F(DataPathFixture, SendContextLimitMakesIusWait)
 	srpt_dp_rsp rsp{};
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp),
 		  0);
-	srpt_core_dp_send_done(ch, f.submitted_index[0], true);
+	srpt::host::SendDone(ch, f.submitted_index[0], true);
+	EXPECT_EQ(f.kicks, 1u) << "the release kicks the wait list";
+	EXPECT_EQ(host::RunPendingWork(), 1u);
 	ASSERT_EQ(f.submitted.size(), 2u);
 	EXPECT_EQ(f.submitted[1].tag, 2u);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.wait_depth, 0u);
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[1], &rsp),
 		  0);
-	srpt_core_dp_send_done(ch, f.submitted_index[1], true);
+	srpt::host::SendDone(ch, f.submitted_index[1], true);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
 }
@@ -181,7 +183,7 @@ TEST_F(DataPathFixture, CommandLioRefusesIsAnsweredBusy)
 	ASSERT_EQ(f.posted_send.size(), 1u);
 	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
 	EXPECT_EQ(s.buf()[19], 0x08); /* BUSY */
-	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+	srpt::host::SendDone(ch, f.posted_send[0], true);
 	EXPECT_EQ(f.put.size(), 1u); /* released without the target core */
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
@@ -218,7 +220,7 @@ TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.sq_avail, st.sq_capacity - 2);
-	srpt_core_dp_send_done(ch, f.submitted_index[0], true);
+	srpt::host::SendDone(ch, f.submitted_index[0], true);
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.sq_avail, st.sq_capacity);
 }
@@ -356,7 +358,7 @@ TEST_F(DataPathFixture, DescriptorListWithoutMemoryIsAnsweredBusy)
 	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
 	EXPECT_EQ(s.buf()[8], 0x77);  /* its tag */
 	EXPECT_EQ(s.buf()[19], 0x08); /* BUSY */
-	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+	srpt::host::SendDone(ch, f.posted_send[0], true);
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
@@ -398,10 +400,10 @@ TEST_F(DataPathFixture, WriteCommandReadsThenExecutes)
 	ASSERT_EQ(f.submitted.size(), 1u);
 	EXPECT_EQ(f.submitted[0].dir, SRPT_DP_DIR_WRITE);
 	const uint32_t idx = f.submitted_index[0];
-	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 1), 0);
+	EXPECT_EQ(srpt::host::WritePending(ch, idx, 1), 0);
 	EXPECT_EQ(f.posted_read, (std::vector<uint32_t>{idx}));
 	EXPECT_TRUE(f.executed.empty());
-	srpt_core_dp_rdma_read_done(ch, idx, true);
+	srpt::host::RdmaReadDone(ch, idx, true);
 	EXPECT_EQ(f.executed, (std::vector<uint32_t>{idx}));
 	AnswerGood(ch, idx);
 	ExpectSendContextsFree(ch);
@@ -416,14 +418,14 @@ TEST_F(DataPathFixture, ImmediateDataExecutesWithoutRdmaRead)
 	ASSERT_EQ(f.submitted.size(), 1u);
 	EXPECT_EQ(f.submitted[0].imm_len, 512u);
 	const uint32_t idx = f.submitted_index[0];
-	EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 0), 0);
+	EXPECT_EQ(srpt::host::WritePending(ch, idx, 0), 0);
 	EXPECT_TRUE(f.posted_read.empty());
 	EXPECT_EQ(f.executed, (std::vector<uint32_t>{idx}));
 	/* The receive buffer stays with the command until it is released. */
 	EXPECT_EQ(f.posted_recv.size(), 128u);
 	srpt_dp_rsp rsp{};
 	ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-	srpt_core_dp_send_done(ch, idx, true);
+	srpt::host::SendDone(ch, idx, true);
 	EXPECT_EQ(f.posted_recv.size(), 129u);
 }
 
@@ -463,10 +465,10 @@ TEST_F(DataPathFixture, ImmediateDataStartsOnAPageBoundaryInEveryReceiveBuffer)
 		ASSERT_EQ(c.imm_len, 8192u);
 		EXPECT_EQ(std::memcmp(c.imm_data, &iu[68], 8192), 0);
 		const uint32_t idx = f.submitted_index[0];
-		EXPECT_EQ(srpt_core_dp_write_pending(ch, idx, 0), 0);
+		EXPECT_EQ(srpt::host::WritePending(ch, idx, 0), 0);
 		srpt_dp_rsp rsp{};
 		ASSERT_EQ(srpt_core_dp_queue_response(ch, idx, &rsp), 0);
-		srpt_core_dp_send_done(ch, idx, true);
+		srpt::host::SendDone(ch, idx, true);
 		f.submitted.clear();
 		f.submitted_index.clear();
 	}

@@ -64,7 +64,7 @@ TEST_F(DataPathFixture, TaskManagementAndAbortedTaskCredit)
 	ASSERT_EQ(f.posted_send.size(), 1u);
 	SendCtx &s = ch->core().send_ring()[tmr];
 	EXPECT_EQ(GetBe(s.buf() + 4, 4), 2u); /* its own + the aborted one */
-	srpt_core_dp_send_done(ch, tmr, true);
+	srpt::host::SendDone(ch, tmr, true);
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.req_lim, 128);
@@ -84,7 +84,7 @@ TEST_F(DataPathFixture, UnsupportedTaskManagementFunctionIsNotSubmitted)
 	ASSERT_EQ(f.posted_send.size(), 1u);
 	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
 	EXPECT_EQ(s.buf()[39], 0x04); /* RSP_CODE NOT SUPPORTED */
-	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+	srpt::host::SendDone(ch, f.posted_send[0], true);
 }
 
 TEST_F(DataPathFixture, TaskManagementLioRefusesIsAnsweredFailed)
@@ -100,7 +100,7 @@ TEST_F(DataPathFixture, TaskManagementLioRefusesIsAnsweredFailed)
 	ASSERT_EQ(f.posted_send.size(), 1u);
 	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
 	EXPECT_EQ(s.buf()[39], 0x05); /* RSP_CODE FAILED */
-	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+	srpt::host::SendDone(ch, f.posted_send[0], true);
 }
 
 /* Each supported function reaches LIO as its own enum value. */
@@ -129,7 +129,7 @@ TEST_F(DataPathFixture, TaskManagementFunctionReachesTheGlueAsEnum)
 	}
 	for (const uint32_t idx : f.tmr_index) {
 		srpt_core_dp_queue_tm_rsp(ch, idx, SRPT_DP_TMR_COMPLETE);
-		srpt_core_dp_send_done(ch, idx, true);
+		srpt::host::SendDone(ch, idx, true);
 	}
 }
 

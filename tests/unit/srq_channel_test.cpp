@@ -71,7 +71,7 @@ TEST_F(SrqFixture, ChannelsReceiveFromTheSrqAndRepostOnIt)
 	Answer(ch2, f2.submitted_index[0]);
 	EXPECT_EQ(q.posted.back(), 3u);
 	/* A flushed receive goes back to the SRQ as well. */
-	srpt_core_dp_recv_done(ch2, 9, 0, false);
+	srpt::host::RecvDone(ch2, 9, 0, false);
 	EXPECT_EQ(q.posted.back(), 9u);
 	EXPECT_TRUE(f2.posted_recv.empty());
 	EXPECT_TRUE(AllPosted(*ch->srq()));
@@ -94,7 +94,7 @@ TEST_F(SrqFixture, AContextIsPostedBeforeItCanComplete)
 		checked++;
 	};
 	Receive(ch, TestUnitReady(0x5), 5);
-	srpt_core_dp_recv_done(ch, 6, 0, false); /* flushed: reposted */
+	srpt::host::RecvDone(ch, 6, 0, false); /* flushed: reposted */
 	host::Script().on_srq_post = nullptr;
 	EXPECT_EQ(checked, 2u);
 	Answer(ch, host::FakeChannels()[0]->submitted_index.at(0));
@@ -126,7 +126,7 @@ TEST_F(SrqFixture, ImmediateDataIsNotGrantedOnTheSrq)
 	SendCtx &s = ch->core().send_ring()[f.posted_send[0]];
 	EXPECT_EQ(s.buf()[19], 0x02); /* CHECK CONDITION */
 	/* The buffer goes back to the SRQ with the command's context. */
-	srpt_core_dp_send_done(ch, f.posted_send[0], true);
+	srpt::host::SendDone(ch, f.posted_send[0], true);
 	EXPECT_EQ(host::FakeSrqs()[0]->posted.back(), 5u);
 	EXPECT_TRUE(AllPosted(*ch->srq()));
 	/* Without the SRQ the same login gets immediate data. */

@@ -118,7 +118,7 @@ protected:
 		RecvCtx &r = (*ch->core().recv_ring())[index];
 		ASSERT_EQ(r.state(), RecvState::kPosted);
 		std::memcpy(r.buf(), iu.data(), iu.size());
-		srpt_core_dp_recv_done(ch, index,
+		srpt::host::RecvDone(ch, index,
 				       static_cast<uint32_t>(iu.size()), true);
 	}
 
@@ -126,7 +126,7 @@ protected:
 	{
 		srpt_dp_rsp rsp{};
 		ASSERT_EQ(srpt_core_dp_queue_response(ch, send_index, &rsp), 0);
-		srpt_core_dp_send_done(ch, send_index, true);
+		srpt::host::SendDone(ch, send_index, true);
 	}
 
 	/* The IOC profile's send queue depth, as a DM MAD answers it. */

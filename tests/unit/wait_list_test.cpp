@@ -129,8 +129,8 @@ TEST(ChannelWaitList, DrainWriteSuccessServesWaitingIus)
 	EXPECT_EQ(h.core.PostDrainWrite(), Status::kBusy);
 	h.CompleteNext(true);
 	EXPECT_EQ(h.last_zlw, ZlwOutcome::kNothing);
+	h.RunWork(); /* the kick the RTU queued */
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1}));
-	h.RunWork();
 	ASSERT_EQ(h.Respond(h.served[0].s), Status::kOk);
 	h.CompleteNext();
 	h.Teardown();

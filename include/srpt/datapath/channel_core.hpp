@@ -19,42 +19,44 @@
  *
  * Concurrency. One spinlock (IRQ-safe) protects everything in here. The
  * entry points are called from:
- *   - the receive CQ's poll work: OnRecvDone;
+ *   - the receive CQ's poll work: OnRecvDone, HandoffDone;
  *   - the send CQ's softirq poller: OnSendDoneAtomic, concurrently with
  *     the receive side (the kernel polls the two CQs apart);
  *   - process context for the send side's completions that may sleep
  *     (the glue's work item, in the order the send CQ delivered them):
  *     OnSendDone (failed, or refused by OnSendDoneAtomic),
- *     OnRdmaReadDone, OnZeroLengthWriteDone; with the test knob
- *     test_send_done_delay_us, OnSendDone of a successful SEND runs later
- *     from a work item (SendDoneHold). Every entry point takes the lock
- *     and any context may be the drainer, so who runs what changes only
- *     the timing;
+ *     OnRdmaReadDone, OnZeroLengthWriteDone;
  *   - the target core, any context: WritePending, QueueResponse,
  *     AbortedTask, ReleaseCmd;
  *   - the connection manager, process context: TransitionTo (OnRtu,
  *     Disconnect), Release; also the CQ context (a failed completion
  *     disconnects) and the target core (a lost response disconnects);
- *   - the kick work item, process context: ProcessWaitList.
- * Hooks named Post*, and StateChanged, are called with the lock held (IRQs
- * off): they post work requests or record a move, and must neither sleep
- * nor call back into the core. All other hooks are called without the
- * lock, from CQ or work-item context, and may call back into the core;
- * they may sleep, but for PutCmd and KickWaitList, which OnSendDoneAtomic
- * calls in softirq.
+ *   - the kick work item, process context: ProcessWaitList, HandoffDone.
+ *
+ * Every entry point takes the lock once on a command's usual path, decides,
+ * drops it, and only then posts what it decided (Post* hooks: ib_post_send,
+ * ib_post_recv) and returns. No entry point calls the target core: what the
+ * target core must do next is returned to the caller (the glue), which
+ * makes that call after the core has returned, so that the target core's
+ * callbacks (a synchronous queue_data_in, release_cmd) enter the core from
+ * the glue, never from inside it:
+ *   - a received IU to hand off (submit a command or a task-management
+ *     request) is a Handoff, returned by OnRecvDone/ProcessWaitList; the
+ *     caller gives it back with HandoffDone, which returns the next one;
+ *   - a send completion returns SendDone::kPutCmd: the caller drops the
+ *     fabric's reference, and the target core's last reference comes back
+ *     as ReleaseCmd, the one place a send context returns to the pool;
+ *   - a data-out that is there returns DataOut::kExecute (WritePending,
+ *     OnRdmaReadDone): the caller executes the command.
+ * The one exception is an error path: a deferred response whose post
+ * failed (nobody can retry it) drops the fabric's reference through the
+ * PutCmd hook, with no lock held.
  *
  * The wait list is served by one context at a time (the "drainer"), in
- * FIFO order, dropping the lock around each hand-off to the target core.
- * Whoever frees a send context while IUs wait makes sure a drainer runs:
- * a completion in process context drains inline; any other context (the
- * softirq send completion, the target core's last reference drop) kicks
- * the work item. Under the lock a free context and a waiting IU never
- * coexist without a drainer running or a kick pending.
- * The usual last reference is the one the send completion drops itself
- * (PutCmd): a ReleaseCmd while that call runs, whatever its context, leaves
- * the context to OnSendDone, which frees it and serves the wait list in
- * one lock hold (the put window, SendCtx::put_window_): a send completion
- * takes two lock round trips instead of three.
+ * FIFO order, one Handoff at a time. Whoever frees a send context while
+ * IUs wait and no drainer runs kicks the work item (NeedKickLocked). Under
+ * the lock a free context and a waiting IU never coexist without a drainer
+ * running or a kick pending.
  *
  * This file is the interface. The member functions are defined in
  * channel_core_impl.hpp (the public ones) and channel_core_helpers.hpp
@@ -80,6 +82,46 @@
 
 namespace srpt
 {
+
+/*
+ * A received IU that the caller hands to the target core, or answers
+ * itself, with no lock held; then it gives it back to HandoffDone().
+ */
+struct Handoff {
+	RecvCtx *r = nullptr;
+	/* SRP_CMD and SRP_TSK_MGMT: the send context it was given. */
+	SendCtx *s = nullptr;
+	IuKind kind = IuKind::kOther;
+	/*
+	 * The command keeps the receive buffer (immediate data): after the
+	 * hand-off neither @r nor @s may be touched, the command may be done.
+	 */
+	bool held = false;
+	/*
+	 * Served on arrival, without the wait list (nothing waited, no
+	 * drainer ran): the caller is no drainer, and HandoffDone gives the
+	 * buffer back without taking the lock (see OnRecvDone).
+	 */
+	bool direct = false;
+};
+
+/* What the caller of a send completion does next. */
+enum class SendDone : uint8_t {
+	kDone,	 /* nothing */
+	kPutCmd, /* drop the fabric's reference (transport_generic_free_cmd) */
+	/*
+	 * OnSendDoneAtomic only: nothing changed; call OnSendDone from
+	 * process context.
+	 */
+	kRefused,
+};
+
+/* What the caller does with a command whose data-out question is settled. */
+enum class DataOut : uint8_t {
+	kNothing, /* RDMA READs posted, or the command was aborted meanwhile */
+	kExecute, /* the data is there: target_execute_cmd */
+	kFail,	  /* the RDMA READ failed: fail the command */
+};
 
 template <typename Env>
 class ChannelCore
@@ -168,9 +210,6 @@ public:
 	 */
 	ZlwOutcome OnZeroLengthWriteDone(bool ok);
 
-	/* The kick work item. Process context. */
-	void ProcessWaitList();
-
 	/*
 	 * Channel release, process context, after the QP is destroyed (no
 	 * completion will arrive any more), the kick work is cancelled and
@@ -190,40 +229,53 @@ public:
 
 	/*
 	 * A receive completed. @ok false: flushed or failed (the context goes
-	 * back to the SRQ, or idle without one).
+	 * back to the SRQ, or idle without one). True: the caller is now the
+	 * drainer and hands @h off, then calls HandoffDone(@h).
 	 */
-	void OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok);
+	bool OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok, Handoff &h);
+
+	/*
+	 * The caller handed @h off (or answered it). Gives its receive buffer
+	 * back (unless the command keeps it) and, true, fills @h with the
+	 * next IU to hand off; false: the drain is over.
+	 */
+	bool HandoffDone(Handoff &h);
+
+	/*
+	 * The kick work item (process context): starts a drain; as
+	 * OnRecvDone's return.
+	 */
+	bool ProcessWaitList(Handoff &h);
 
 	/*
 	 * The SEND of a response completed (@ok false: flushed/failed).
-	 * Returns the context's slots, hands the fabric's reference back
-	 * (PutCmd, without the lock) and serves the wait list.
+	 * Returns the context's slots and posts responses that waited for
+	 * them. kPutCmd: the caller drops the fabric's reference.
 	 */
-	void OnSendDone(SendCtx &s, bool ok);
+	SendDone OnSendDone(SendCtx &s, bool ok);
 
 	/*
 	 * The SEND of a response completed successfully, in a context that
 	 * must not sleep (the send CQ's softirq poller): as OnSendDone(@s,
-	 * true), except that a wait list that can move is served by the kick
-	 * work item instead of inline (the target core's submission sleeps).
-	 * Returns false, having changed nothing, when responses wait for
-	 * send-queue room: posting one may fail, and a lost response
-	 * disconnects the channel, which sleeps. The caller then calls
-	 * OnSendDone from process context.
+	 * true), except that it returns kRefused, having changed nothing,
+	 * when responses wait for send-queue room: posting one may fail, and
+	 * a lost response disconnects the channel, which sleeps. The caller
+	 * then calls OnSendDone from process context.
 	 */
-	bool OnSendDoneAtomic(SendCtx &s);
+	SendDone OnSendDoneAtomic(SendCtx &s);
 
 	/* The RDMA READ chain of a write command completed. */
-	void OnRdmaReadDone(SendCtx &s, bool ok);
+	DataOut OnRdmaReadDone(SendCtx &s, bool ok);
 
 	/* ---- target core operations (any context) ---------------------- */
 
 	/*
 	 * write_pending: fetch the data-out. With immediate data the data is
-	 * in the receive buffer and the command executes at once. Returns
-	 * kQueueFull when the send queue has no room for @n_rdma_reads WRs.
+	 * in the receive buffer: *@out = kExecute, and the caller executes
+	 * the command. Returns kQueueFull when the send queue has no room
+	 * for @n_rdma_reads WRs.
 	 */
-	Status WritePending(SendCtx &s, uint32_t n_rdma_reads);
+	Status WritePending(SendCtx &s, uint32_t n_rdma_reads, DataOut &out);
 
 	/*
 	 * Whether WritePending(@s, @n_rdma_reads) posts RDMA READs (true) or
@@ -241,17 +293,13 @@ public:
 	 * in s.buf() (all but REQ_LIM_DELTA, which the PostResponse hook
 	 * fills in). Takes 1 + @n_rdma_writes send-queue slots. When they are
 	 * not there: kQueueFull (kReturnQueueFull) or kept for later (kDefer);
-	 * in neither case are credits or the response lost.
+	 * in neither case are credits or the response lost. When the post
+	 * fails, the response is lost: the command ends without one, the
+	 * fabric's reference is dropped (PutCmd), the channel disconnects
+	 * (ResponseLost), and the post's error is returned.
 	 */
 	Status QueueResponse(SendCtx &s, uint32_t n_rdma_writes,
 			     QueueFullPolicy policy);
-
-	/*
-	 * The caller gives up on a response whose post failed under
-	 * kReturnQueueFull: as AbortedTask, counted as lost. The caller drops
-	 * the fabric's reference and disconnects.
-	 */
-	void DropResponse(SendCtx &s);
 
 	/*
 	 * aborted_task: no response will be sent for @s. Its credit goes to
@@ -262,7 +310,7 @@ public:
 	/*
 	 * release_cmd: the target core dropped its last reference. The
 	 * context returns to the pool now, or when the last WR posted for it
-	 * completes; either way the wait list is re-run.
+	 * completes; a waiting IU is then served by the kick work item.
 	 */
 	void ReleaseCmd(SendCtx &s);
 
@@ -287,36 +335,50 @@ private:
 	ChannelState TransitionToLocked(ChannelState next) SRPT_REQUIRES(lock_);
 
 	/*
-	 * Serves the wait list until it is empty, the channel is not live or
-	 * the head needs a send context and none is free. One drainer at a
-	 * time; the lock is dropped around each hand-off.
+	 * Receive contexts and responses to post once the lock is dropped,
+	 * in the order added. A command's path adds at most one of each;
+	 * more (deferred responses, an SRQ's buffers at release) go on the
+	 * lists.
 	 */
-	void DrainLocked(SpinLockGuard &guard) SRPT_REQUIRES(lock_);
-
-	void Dispatch(RecvCtx &r, SendCtx *s, IuKind kind);
-
-	/* Where a send completion runs: whether it may serve the wait list. */
-	enum class CompletionContext { kMaySleep, kAtomic };
-
-	/* OnSendDone and OnSendDoneAtomic: false only as the latter says. */
-	bool CompleteSend(SendCtx &s, bool ok, CompletionContext ctx);
+	struct Posts {
+		RecvCtx *recv = nullptr;
+		SendCtx *rsp = nullptr;
+		WaitList<RecvCtx, &RecvCtx::wait_node> more_recvs;
+		WaitList<SendCtx, &SendCtx::deferred_node> more_rsps;
+		void Add(RecvCtx &r)
+		{
+			if (!recv)
+				recv = &r;
+			else
+				more_recvs.Push(r);
+		}
+		void Add(SendCtx &s)
+		{
+			if (!rsp)
+				rsp = &s;
+			else
+				more_rsps.Push(s);
+		}
+		bool empty() const { return !recv && !rsp; }
+	};
 
 	/*
-	 * The end of a completion, in one lock hold: frees @freed (a send
-	 * completion's context released in the put window, or nullptr) and
-	 * serves the wait list. @promised: the completion promised this
-	 * drain (pending_drainers_++) before dropping the lock.
+	 * Gives @r (and @s, when it needs one) to the caller as @h: the
+	 * caller hands it off. Whether @r was on the wait list is the
+	 * caller's.
 	 */
-	void FinishCompletion(SendCtx *freed, bool promised);
+	void TakeLocked(RecvCtx &r, SendCtx *s, Handoff &h)
+	    SRPT_REQUIRES(lock_);
 
-	/* The put window (SendCtx::put_window_). No lock. */
-	static void OpenPutWindow(SendCtx &s);
 	/*
-	 * Closes the window; true if it was still open, i.e. this caller
-	 * took it: ReleaseCmd then leaves the context to OnSendDone, and
-	 * OnSendDone, when it finds it taken, frees the context itself.
+	 * Takes the head of the wait list for @h if it can be served (the
+	 * channel is live, a send context is free if it needs one). The
+	 * caller is or becomes the drainer; false ends its drain.
 	 */
-	static bool TakePutWindow(SendCtx &s);
+	bool NextHandoffLocked(Handoff &h) SRPT_REQUIRES(lock_);
+
+	/* The send completions: kRefused only from the atomic one. */
+	SendDone CompleteSend(SendCtx &s, bool ok, bool atomic);
 
 	/*
 	 * Someone must run the wait list, and nobody will: the caller kicks
@@ -325,32 +387,36 @@ private:
 	bool NeedKickLocked() SRPT_REQUIRES(lock_);
 
 	/* A receive context we are done with goes back where it belongs. */
-	void ReturnRecvLocked(RecvCtx &r) SRPT_REQUIRES(lock_);
-
-	void RepostLocked(RecvCtx &r) SRPT_REQUIRES(lock_);
+	void ReturnRecvLocked(RecvCtx &r, Posts &posts) SRPT_REQUIRES(lock_);
 
 	void ReturnSlotsLocked(SendCtx &s) SRPT_REQUIRES(lock_);
 
-	Status PostResponseLocked(SendCtx &s, uint32_t n_rdma_writes)
+	/*
+	 * Takes REQ_LIM_DELTA and moves @s to "response sent" for a post the
+	 * caller makes after dropping the lock (Post()). Slots reserved.
+	 */
+	void TakeResponseLocked(SendCtx &s, uint32_t n_rdma_writes)
 	    SRPT_REQUIRES(lock_);
 
-	/* Posts deferred responses, in order, while there is room. */
-	void PostDeferredLocked() SRPT_REQUIRES(lock_);
+	/* Deferred responses, in order, while there is room. */
+	void TakeDeferredLocked(Posts &posts) SRPT_REQUIRES(lock_);
 
 	/*
-	 * PutCmd for deferred responses that could not be posted, then one
-	 * ResponseLost for them all. Its callers test failed_deferred_ under
-	 * their own hold of lock_ and call it only when it is not empty: a
-	 * context pushed after their release is finished by its pusher, which
-	 * calls this after its own release (PostDeferredLocked's callers).
-	 * That saves a lock round trip per send and RDMA READ completion.
+	 * Posts what the lock hold decided, lock not held. A receive whose
+	 * post fails stays idle; a response whose post fails is lost
+	 * (ResponseLost). Returns the first response post's failure.
 	 */
-	void FinishFailedDeferred();
+	Status Post(Posts &posts);
+	void PostRecvUnlocked(RecvCtx &r);
+	Status PostResponseUnlocked(SendCtx &s);
+
+	/* A taken response's post failed: back to where it was, then lost. */
+	void UndoResponseLocked(SendCtx &s) SRPT_REQUIRES(lock_);
 
 	/* The command ends without a response: its credit is owed. */
 	void FinishWithoutResponseLocked(SendCtx &s) SRPT_REQUIRES(lock_);
 
-	void FreeCtxLocked(SendCtx &s) SRPT_REQUIRES(lock_);
+	void FreeCtxLocked(SendCtx &s, Posts &posts) SRPT_REQUIRES(lock_);
 
 	Env env_;
 	SpinLock lock_;
@@ -371,10 +437,7 @@ private:
 	WaitList<RecvCtx, &RecvCtx::wait_node> wait_ SRPT_GUARDED_BY(lock_);
 	WaitList<SendCtx, &SendCtx::deferred_node>
 	    deferred_ SRPT_GUARDED_BY(lock_);
-	WaitList<SendCtx, &SendCtx::deferred_node>
-	    failed_deferred_ SRPT_GUARDED_BY(lock_);
 	ChannelStats stats_ SRPT_GUARDED_BY(lock_){};
-	uint32_t pending_drainers_ SRPT_GUARDED_BY(lock_) = 0;
 	bool draining_ SRPT_GUARDED_BY(lock_) = false;
 	bool kick_pending_ SRPT_GUARDED_BY(lock_) = false;
 	bool zlw_outstanding_ SRPT_GUARDED_BY(lock_) = false;

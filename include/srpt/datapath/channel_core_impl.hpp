@@ -62,17 +62,22 @@ Status ChannelCore<Env>::PostInitialReceives()
 {
 	if (use_srq_)
 		return Status::kOk;
-	SpinLockGuard guard(lock_);
+	/* Before the QP leaves INIT: nothing else touches the ring yet. */
 	for (uint32_t i = 0; i < recv_ring_->size(); i++) {
 		RecvCtx &r = (*recv_ring_)[i];
-		if (r.state_ != RecvState::kIdle)
-			continue;
+		{
+			SpinLockGuard guard(lock_);
+			if (r.state_ != RecvState::kIdle)
+				continue;
+			r.state_ = RecvState::kPosted;
+		}
 		Status st = env_.PostRecv(r);
 		if (!IsOk(st)) {
+			SpinLockGuard guard(lock_);
+			r.state_ = RecvState::kIdle;
 			stats_.post_recv_failures++;
 			return st;
 		}
-		r.state_ = RecvState::kPosted;
 	}
 	return Status::kOk;
 }
@@ -118,12 +123,17 @@ bool ChannelCore<Env>::Disconnect()
 template <typename Env>
 Status ChannelCore<Env>::PostDrainWrite()
 {
-	SpinLockGuard guard(lock_);
-	if (zlw_outstanding_)
-		return Status::kBusy;
-	Status st = env_.PostZeroLengthWrite();
-	if (IsOk(st))
+	{
+		SpinLockGuard guard(lock_);
+		if (zlw_outstanding_)
+			return Status::kBusy;
 		zlw_outstanding_ = true;
+	}
+	Status st = env_.PostZeroLengthWrite();
+	if (!IsOk(st)) {
+		SpinLockGuard guard(lock_);
+		zlw_outstanding_ = false;
+	}
 	return st;
 }
 
@@ -134,10 +144,11 @@ ZlwOutcome ChannelCore<Env>::OnZeroLengthWriteDone(bool ok)
 	SRPT_WARN_ON(!zlw_outstanding_);
 	zlw_outstanding_ = false;
 	if (ok) {
-		/* QP still usable: serve whatever waits. */
-		pending_drainers_++;
+		/* QP still usable: whatever waits is served by the kick. */
+		const bool kick = NeedKickLocked();
 		guard.Release();
-		FinishCompletion(nullptr, true);
+		if (kick)
+			env_.KickWaitList();
 		return ZlwOutcome::kNothing;
 	}
 	bool moved = false;
@@ -151,23 +162,26 @@ ZlwOutcome ChannelCore<Env>::OnZeroLengthWriteDone(bool ok)
 }
 
 template <typename Env>
-void ChannelCore<Env>::ProcessWaitList()
+bool ChannelCore<Env>::ProcessWaitList(Handoff &h)
 {
 	SpinLockGuard guard(lock_);
 	kick_pending_ = false;
-	DrainLocked(guard);
+	if (draining_)
+		return false;
+	return NextHandoffLocked(h);
 }
 
 template <typename Env>
 uint32_t ChannelCore<Env>::Release()
 {
+	Posts posts;
 	SpinLockGuard guard(lock_);
 	while (state_ != ChannelState::kReleased)
 		(void)TransitionToLocked(NextTowardRelease(state_));
 	while (RecvCtx *r = wait_.Pop()) {
 		r->waited_ = false;
 		r->state_ = RecvState::kHandling;
-		ReturnRecvLocked(*r);
+		ReturnRecvLocked(*r, posts);
 	}
 	SRPT_WARN_ON(!deferred_.empty());
 	if (!use_srq_) {
@@ -180,6 +194,8 @@ uint32_t ChannelCore<Env>::Release()
 	}
 	const uint32_t leaked = pool_.in_use();
 	SRPT_WARN_ON(leaked != 0);
+	guard.Release();
+	(void)Post(posts); /* an SRQ's buffers back to it */
 	return leaked;
 }
 
@@ -194,7 +210,8 @@ void ChannelCore<Env>::Destroy()
 /* ---- completions (CQ context) ------------------------------------------ */
 
 template <typename Env>
-void ChannelCore<Env>::OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
+bool ChannelCore<Env>::OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok,
+				  Handoff &h)
 {
 	IuClass cls;
 	if (ok) {
@@ -202,16 +219,19 @@ void ChannelCore<Env>::OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
 		    byte_len <= r.buf_size() ? byte_len : r.buf_size();
 		cls = env_.ClassifyIu(r);
 	}
+	Posts posts;
 	SpinLockGuard guard(lock_);
 	SRPT_WARN_ON(r.state_ != RecvState::kPosted);
 	r.state_ = RecvState::kHandling;
 	if (!ok) {
 		stats_.recv_errors++;
 		if (use_srq_ && PhaseOf(state_) != ChannelPhase::kReleased)
-			RepostLocked(r);
+			ReturnRecvLocked(r, posts);
 		else
 			r.state_ = RecvState::kIdle;
-		return;
+		guard.Release();
+		(void)Post(posts);
+		return false;
 	}
 	stats_.ius_received++;
 	r.class_ = cls;
@@ -226,14 +246,31 @@ void ChannelCore<Env>::OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
 		/* Not served: give the buffer back. */
 		if (ConsumesCredit(cls.kind))
 			ledger_.WriteOff();
-		ReturnRecvLocked(r);
-		return;
+		ReturnRecvLocked(r, posts);
+		guard.Release();
+		(void)Post(posts);
+		return false;
+	}
+	if (PhaseOf(state_) == ChannelPhase::kLive && wait_.empty() &&
+	    !draining_ && (!NeedsSendCtx(cls.kind) || !pool_.empty())) {
+		/*
+		 * Nothing waits and nobody drains: serve it now, without the
+		 * wait list. No IU can arrive meanwhile (this channel's
+		 * receives complete on one CQ, polled by one context at a
+		 * time: the caller), so none can be overtaken, and the
+		 * caller needs no drainer's role.
+		 */
+		SendCtx *s = NeedsSendCtx(cls.kind) ? pool_.Get() : nullptr;
+		TakeLocked(r, s, h);
+		h.direct = true;
+		return true;
 	}
 	r.state_ = RecvState::kWaiting;
 	if (NeedsSendCtx(cls.kind) && pool_.empty())
 		stats_.ius_no_send_ctx++;
 	wait_.Push(r);
-	DrainLocked(guard);
+	/* One drainer at a time: a running one serves this IU in its turn. */
+	const bool handoff = !draining_ && NextHandoffLocked(h);
 	if (r.state_ == RecvState::kWaiting) {
 		stats_.ius_waited++;
 		r.waited_ = true;
@@ -241,24 +278,54 @@ void ChannelCore<Env>::OnRecvDone(RecvCtx &r, uint32_t byte_len, bool ok)
 			srpt_trace_iu_wait(name_,
 					   static_cast<uint32_t>(wait_.size()));
 	}
+	return handoff;
 }
 
 template <typename Env>
-void ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
+bool ChannelCore<Env>::HandoffDone(Handoff &h)
 {
-	(void)CompleteSend(s, ok, CompletionContext::kMaySleep);
+	if (h.direct) {
+		/*
+		 * The channel was live when the IU was taken, and this
+		 * context owns the buffer: it goes back to the HCA without
+		 * the lock. If the channel closed meanwhile, the receive is
+		 * flushed (OnRecvDone: idle); the glue's teardown flushes
+		 * the receive CQ's work before it drains the QP, so no
+		 * receive is posted behind the drain's marker.
+		 */
+		if (!h.held) {
+			h.r->state_ = RecvState::kPosted;
+			PostRecvUnlocked(*h.r);
+		}
+		return false;
+	}
+	Posts posts;
+	SpinLockGuard guard(lock_);
+	SRPT_WARN_ON(!draining_);
+	if (!h.held)
+		ReturnRecvLocked(*h.r, posts);
+	const bool next = NextHandoffLocked(h);
+	guard.Release();
+	(void)Post(posts);
+	return next;
 }
 
 template <typename Env>
-bool ChannelCore<Env>::OnSendDoneAtomic(SendCtx &s)
+SendDone ChannelCore<Env>::OnSendDone(SendCtx &s, bool ok)
 {
-	return CompleteSend(s, true, CompletionContext::kAtomic);
+	return CompleteSend(s, ok, false);
 }
 
 template <typename Env>
-bool ChannelCore<Env>::CompleteSend(SendCtx &s, bool ok, CompletionContext ctx)
+SendDone ChannelCore<Env>::OnSendDoneAtomic(SendCtx &s)
 {
-	const bool atomic = ctx == CompletionContext::kAtomic;
+	return CompleteSend(s, true, true);
+}
+
+template <typename Env>
+SendDone ChannelCore<Env>::CompleteSend(SendCtx &s, bool ok, bool atomic)
+{
+	Posts posts;
 	SpinLockGuard guard(lock_);
 	/*
 	 * Responses waiting for send-queue room are posted below; a post
@@ -266,9 +333,9 @@ bool ChannelCore<Env>::CompleteSend(SendCtx &s, bool ok, CompletionContext ctx)
 	 * sleeps. Decided before anything changes, so that the caller can
 	 * hand the whole completion to process context.
 	 */
-	if (atomic && (!deferred_.empty() || !failed_deferred_.empty())) {
+	if (atomic && !deferred_.empty()) {
 		stats_.send_done_deferred++;
-		return false;
+		return SendDone::kRefused;
 	}
 	if (!ok)
 		stats_.send_errors++;
@@ -277,110 +344,61 @@ bool ChannelCore<Env>::CompleteSend(SendCtx &s, bool ok, CompletionContext ctx)
 		     prev != CmdState::kMgmtRspSent);
 	ReturnSlotsLocked(s);
 	(void)s.state_.TransitionTo(CmdState::kDone);
-	PostDeferredLocked();
-	const bool already_released = s.release_pending_;
-	const bool lost = !failed_deferred_.empty();
-	/* Nothing was deferred (tested above), so nothing failed. */
-	SRPT_WARN_ON(atomic && lost);
-	if (already_released) {
-		FreeCtxLocked(s);
-		if (!lost && atomic) {
-			/* Nothing to hand back: the work item serves it. */
-			const bool kick = NeedKickLocked();
-			guard.Release();
-			if (kick)
-				env_.KickWaitList();
-			return true;
-		}
-		if (!lost) {
-			/* Nothing to hand back: serve the wait list now. */
-			DrainLocked(guard);
-			return true;
-		}
-	} else {
-		OpenPutWindow(s);
+	TakeDeferredLocked(posts);
+	SendDone next = SendDone::kPutCmd;
+	bool kick = false;
+	if (s.release_pending_) {
+		/* The target core let go already: the context is free now. */
+		FreeCtxLocked(s, posts);
+		kick = NeedKickLocked();
+		next = SendDone::kDone;
 	}
-	/*
-	 * Promise the drain that follows (a context freed meanwhile by any
-	 * other path then needs no kick) only when it is certain to run:
-	 * when the context was freed above, or IUs wait already. Otherwise
-	 * it runs only if the target core releases the context in the put
-	 * window; until then nothing was freed here, and another context
-	 * that frees one kicks the work item as usual. An atomic completion
-	 * never drains (the target core's submission may sleep): it kicks
-	 * the work item instead, and promises nothing.
-	 */
-	const bool promised = !atomic && (already_released || !wait_.empty());
-	if (promised)
-		pending_drainers_++;
 	guard.Release();
-	if (lost)
-		FinishFailedDeferred();
-	SendCtx *freed = nullptr;
-	if (!already_released) {
-		env_.PutCmd(s);
-		if (!TakePutWindow(s))
-			freed = &s; /* released inside PutCmd */
-	}
-	if (atomic) {
-		if (freed) {
-			SpinLockGuard again(lock_);
-			FreeCtxLocked(*freed);
-			const bool kick = NeedKickLocked();
-			again.Release();
-			if (kick)
-				env_.KickWaitList();
-		}
-	} else if (promised || freed) {
-		FinishCompletion(freed, promised);
-	}
-	return true;
+	(void)Post(posts);
+	if (kick)
+		env_.KickWaitList();
+	return next;
 }
 
 template <typename Env>
-void ChannelCore<Env>::OnRdmaReadDone(SendCtx &s, bool ok)
+DataOut ChannelCore<Env>::OnRdmaReadDone(SendCtx &s, bool ok)
 {
+	Posts posts;
 	SpinLockGuard guard(lock_);
 	ReturnSlotsLocked(s);
-	PostDeferredLocked();
-	bool execute = false, fail = false, freed = false;
+	TakeDeferredLocked(posts);
+	DataOut next = DataOut::kNothing;
+	bool kick = false;
 	if (s.release_pending_) {
-		FreeCtxLocked(s);
-		freed = true;
+		FreeCtxLocked(s, posts);
+		kick = NeedKickLocked();
 	} else if (s.state_.Is(CmdState::kNeedData)) {
 		(void)s.state_.TransitionTo(CmdState::kDataIn);
-		execute = ok;
-		fail = !ok;
+		next = ok ? DataOut::kExecute : DataOut::kFail;
 	}
 	/* else: aborted meanwhile (kDone); nothing to run. */
 	if (!ok)
 		stats_.send_errors++;
-	if (freed)
-		pending_drainers_++;
-	const bool lost = !failed_deferred_.empty();
 	guard.Release();
-	if (lost)
-		FinishFailedDeferred();
-	if (execute)
-		env_.ExecuteCmd(s);
-	if (fail)
-		env_.FailCmd(s);
-	if (freed)
-		FinishCompletion(nullptr, true);
+	(void)Post(posts);
+	if (kick)
+		env_.KickWaitList();
+	return next;
 }
 
 /* ---- target core operations (any context) ------------------------------ */
 
 template <typename Env>
-Status ChannelCore<Env>::WritePending(SendCtx &s, uint32_t n_rdma_reads)
+Status ChannelCore<Env>::WritePending(SendCtx &s, uint32_t n_rdma_reads,
+				      DataOut &out)
 {
+	out = DataOut::kNothing;
 	SpinLockGuard guard(lock_);
 	if (SRPT_WARN_ON(!s.state_.Is(CmdState::kNew)))
 		return Status::kInvalid;
 	if (!WritePendingPosts(s, n_rdma_reads)) {
 		(void)s.state_.TransitionTo(CmdState::kDataIn);
-		guard.Release();
-		env_.ExecuteCmd(s);
+		out = DataOut::kExecute;
 		return Status::kOk;
 	}
 	if (!sq_.Fits(n_rdma_reads))
@@ -389,14 +407,25 @@ Status ChannelCore<Env>::WritePending(SendCtx &s, uint32_t n_rdma_reads)
 		stats_.queue_full++;
 		return kQueueFull;
 	}
-	Status st = env_.PostRdmaRead(s, n_rdma_reads);
-	if (!IsOk(st)) {
-		sq_.Return(n_rdma_reads);
-		return st;
-	}
 	s.posted_wrs_ = n_rdma_reads;
 	(void)s.state_.TransitionTo(CmdState::kNeedData);
-	return Status::kOk;
+	guard.Release();
+	/*
+	 * After the lock: the chain's completion may run before the post
+	 * returns, and finds the context in kNeedData.
+	 */
+	Status st = env_.PostRdmaRead(s, n_rdma_reads);
+	if (IsOk(st))
+		return st;
+	/*
+	 * Not posted, so no completion comes: the command is back where it
+	 * was (kNeedData -> kNew is no move of the table: the one undo of a
+	 * move that did not happen on the wire), for LIO to fail it.
+	 */
+	SpinLockGuard again(lock_);
+	ReturnSlotsLocked(s);
+	s.state_.Undo(CmdState::kNew);
+	return st;
 }
 
 template <typename Env>
@@ -413,7 +442,7 @@ Status ChannelCore<Env>::QueueResponse(SendCtx &s, uint32_t n_rdma_writes,
 		return Status::kNoSpace;
 	if (!deferred_.empty() || !sq_.TryReserve(need)) {
 		if (policy == QueueFullPolicy::kDefer) {
-			s.deferred_n_rdma_ = n_rdma_writes;
+			s.rsp_n_rdma_ = n_rdma_writes;
 			deferred_.Push(s);
 			stats_.responses_deferred++;
 			return Status::kOk;
@@ -421,25 +450,9 @@ Status ChannelCore<Env>::QueueResponse(SendCtx &s, uint32_t n_rdma_writes,
 		stats_.queue_full++;
 		return kQueueFull;
 	}
-	Status st = PostResponseLocked(s, n_rdma_writes);
-	if (IsOk(st) || policy == QueueFullPolicy::kReturnQueueFull)
-		return st;
-	/* kDefer and the post failed: nobody can retry it. */
-	stats_.responses_lost++;
-	FinishWithoutResponseLocked(s);
+	TakeResponseLocked(s, n_rdma_writes);
 	guard.Release();
-	env_.PutCmd(s);
-	env_.ResponseLost();
-	return st;
-}
-
-template <typename Env>
-void ChannelCore<Env>::DropResponse(SendCtx &s)
-{
-	SpinLockGuard guard(lock_);
-	stats_.responses_lost++;
-	if (IsResponsePending(s.state_.state()))
-		FinishWithoutResponseLocked(s);
+	return PostResponseUnlocked(s);
 }
 
 template <typename Env>
@@ -454,13 +467,7 @@ void ChannelCore<Env>::AbortedTask(SendCtx &s)
 template <typename Env>
 void ChannelCore<Env>::ReleaseCmd(SendCtx &s)
 {
-	/*
-	 * Inside OnSendDone's PutCmd (the usual last reference): the
-	 * context is done, none of its WRs is posted, and OnSendDone frees
-	 * it when PutCmd returns, without a lock round trip here.
-	 */
-	if (TakePutWindow(s))
-		return;
+	Posts posts;
 	SpinLockGuard guard(lock_);
 	if (SRPT_WARN_ON(s.state_.Is(CmdState::kFree)))
 		return;
@@ -482,9 +489,10 @@ void ChannelCore<Env>::ReleaseCmd(SendCtx &s)
 		return;
 	}
 	SRPT_WARN_ON(!s.state_.Is(CmdState::kDone));
-	FreeCtxLocked(s);
+	FreeCtxLocked(s, posts);
 	const bool kick = NeedKickLocked();
 	guard.Release();
+	(void)Post(posts); /* the receive buffer of immediate data */
 	if (kick)
 		env_.KickWaitList();
 }
@@ -522,7 +530,7 @@ const char *ChannelCore<Env>::CheckInvariants()
 	SpinLockGuard guard(lock_);
 	if (!ledger_.Conserved())
 		return "credits not conserved";
-	if (draining_ || pending_drainers_ != 0)
+	if (draining_)
 		return "drainer left running";
 	if (PhaseOf(state_) == ChannelPhase::kLive && !wait_.empty() &&
 	    !kick_pending_ &&
@@ -537,8 +545,6 @@ const char *ChannelCore<Env>::CheckInvariants()
 		if (s.state_.Is(CmdState::kFree) &&
 		    (s.recv_ || s.posted_wrs_ || s.holds_credit_))
 			return "free send context holds resources";
-		if (__atomic_load_n(&s.put_window_, __ATOMIC_RELAXED) != 0)
-			return "put window left open";
 	}
 	if (wrs != sq_.in_use())
 		return "send-queue budget does not match posted WRs";

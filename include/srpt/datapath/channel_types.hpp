@@ -82,47 +82,42 @@ struct ChannelStats {
 };
 
 /*
- * The environment. Post* hooks run with the channel lock held; the others
- * without it. References passed to hooks stay valid for the call only.
+ * The environment. No hook is called with the channel lock held but
+ * StateChanged; none calls back into the core on a command's usual path.
+ * References passed to hooks stay valid for the call only.
  */
 /* clang-format off */
 template <typename E>
 concept ChannelEnv = requires(E &e, SendCtx &s, RecvCtx &r, const RecvCtx &cr,
 			      uint32_t n, int32_t delta, ChannelState cs) {
-	/* What the IU in @cr is (see ClassifySrpIu). Lock not held. */
+	/* What the IU in @cr is (see ClassifySrpIu). */
 	{ e.ClassifyIu(cr) } -> std::same_as<IuClass>;
-	/* ib_post_recv / ib_post_srq_recv of @r's buffer. Locked. */
+	/*
+	 * ib_post_recv / ib_post_srq_recv of @r's buffer. @r is kPosted
+	 * already: it may complete before the hook returns.
+	 */
 	{ e.PostRecv(r) } -> std::same_as<Status>;
 	/*
 	 * Posts the response built in @s's buffer, with REQ_LIM_DELTA set to
 	 * @delta, behind @n chained RDMA WRITEs (data-in), as one signalled
-	 * SEND. Locked.
+	 * SEND. It may complete before the hook returns.
 	 */
 	{ e.PostResponse(s, n, delta) } -> std::same_as<Status>;
 	/* Posts @n RDMA READ WRs for the data-out of @s (signalled last). */
 	{ e.PostRdmaRead(s, n) } -> std::same_as<Status>;
-	/* Posts the signalled zero-length RDMA WRITE (drain marker). Locked. */
+	/* Posts the signalled zero-length RDMA WRITE (drain marker). */
 	{ e.PostZeroLengthWrite() } -> std::same_as<Status>;
 	/*
-	 * Hands an SRP_CMD / SRP_TSK_MGMT to the target core (parse, then
-	 * target_submit / target_submit_tmr). The IU bytes may be read during
-	 * the call only, unless the class said keeps_buffer. May sleep.
-	 */
-	{ e.SubmitCmd(s, r) } -> std::same_as<void>;
-	{ e.SubmitTaskMgmt(s, r) } -> std::same_as<void>;
-	/* Any other IU (I_LOGOUT, CRED_RSP, AER_RSP, unknown). May sleep. */
-	{ e.HandleOtherIu(r) } -> std::same_as<void>;
-	/* target_execute_cmd: the data-out is there. */
-	{ e.ExecuteCmd(s) } -> std::same_as<void>;
-	/* The data-out transfer failed: fail the command in the target core. */
-	{ e.FailCmd(s) } -> std::same_as<void>;
-	/*
-	 * Drops the fabric's reference on the command after its response's
-	 * send completion (transport_generic_free_cmd). May call ReleaseCmd()
-	 * from inside.
+	 * Error path only: a deferred response could not be posted and
+	 * nobody can retry it; drops the fabric's reference on its command
+	 * (transport_generic_free_cmd), which may call ReleaseCmd() from
+	 * inside. No lock held.
 	 */
 	{ e.PutCmd(s) } -> std::same_as<void>;
-	/* Schedules ProcessWaitList() in process context (a work item). */
+	/*
+	 * Schedules ProcessWaitList() in process context (a work item whose
+	 * caller runs the hand-offs).
+	 */
 	{ e.KickWaitList() } -> std::same_as<void>;
 	/*
 	 * A response could not be posted and nobody can retry it: its

@@ -110,6 +110,13 @@ public:
 		return previous;
 	}
 
+	/*
+	 * Puts back @previous, the state before a move whose effect did not
+	 * happen (its work request could not be posted). Not a move of the
+	 * table, and not shown to the observer.
+	 */
+	void Undo(CmdState previous) { state_ = previous; }
+
 	void SetObserver(Observer observer, void *cookie)
 	{
 		observer_ = observer;

@@ -167,7 +167,11 @@ public:
 		state_.SetObserver(obs, cookie);
 	}
 
-	ListNode deferred_node; /* on the channel's deferred-response list */
+	/*
+	 * On the channel's deferred-response list, or on the list of
+	 * responses an entry point posts after dropping the lock.
+	 */
+	ListNode deferred_node;
 
 private:
 	template <typename Env>
@@ -178,18 +182,18 @@ private:
 	RecvCtx *recv_ = nullptr;
 	SendCtx *next_free_ = nullptr;
 	uint32_t posted_wrs_ = 0;
-	uint32_t deferred_n_rdma_ = 0;
+	/* RDMA WRITEs chained before the response (deferred or being posted). */
+	uint32_t rsp_n_rdma_ = 0;
+	/*
+	 * The response's REQ_LIM_DELTA, taken under the lock for a post made
+	 * after it is dropped, and whether it includes the command's own
+	 * credit (to undo it if the post fails).
+	 */
+	int32_t rsp_delta_ = 0;
+	bool rsp_own_credit_ = false;
 	bool holds_credit_ = false;
 	/* The target core dropped its last reference while WRs were posted. */
 	bool release_pending_ = false;
-	/*
-	 * 1 while OnSendDone hands the fabric's reference back (PutCmd): the
-	 * put window. A ReleaseCmd in it, from any context, only takes the
-	 * 1 back, and OnSendDone frees the context in the lock hold it takes
-	 * to serve the wait list anyway. Both sides exchange it atomically,
-	 * so exactly one of them sees the 1. Not guarded by the lock.
-	 */
-	uint32_t put_window_ = 0;
 };
 
 /*

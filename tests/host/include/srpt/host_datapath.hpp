@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <srpt/core_api.h>
+#include <srpt/platform.h>
 #include <srpt/rdma_glue.h>
 
 namespace srpt::host
@@ -49,6 +50,9 @@ struct FakeCh {
 	/* srpt_dp_put_cmd after the session removal / the QP's destruction. */
 	uint32_t put_after_session_removed = 0;
 	uint32_t put_after_destroy = 0;
+	uint32_t kicks = 0; /* srpt_dp_kick */
+	/* The kick work item, as the glue's (host::RunPendingWork runs it). */
+	alignas(SRPT_WORK_ALIGN) unsigned char kick_work[SRPT_WORK_SIZE];
 };
 
 /* A shared receive queue (srpt_dp_srq_*). */
@@ -107,6 +111,35 @@ std::vector<FakeSrq *> &FakeSrqs();
 FakeSrq *FakeSrqOf(srpt_dp_srq *srq);
 /* Forgets everything (frees the fake channels) and resets the script. */
 void ResetDataPath();
+
+/*
+ * What the glue's completion unit (glue/completion.c) does with a
+ * completion: calls the core, then makes the target core's calls the core
+ * returned (submissions through srpt_dp_submit_cmd/_tmr below, the
+ * fabric reference's put, execution), after the core has returned.
+ */
+void RecvDone(srpt_core_ch *ch, uint32_t index, uint32_t byte_len, bool ok);
+void SendDone(srpt_core_ch *ch, uint32_t index, bool ok);
+/* False: the core refused the softirq path (SendDone must follow). */
+bool SendDoneAtomic(srpt_core_ch *ch, uint32_t index);
+void RdmaReadDone(srpt_core_ch *ch, uint32_t index, bool ok);
+/* LIO's write_pending: the core's result (0, or a negative errno). */
+int WritePending(srpt_core_ch *ch, uint32_t index, uint32_t n_rdma_reads);
+
+} // namespace srpt::host
+
+/* The fake target core of the glue's hand-offs (recording, scriptable). */
+extern "C" {
+int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_cmd *cmd);
+int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index,
+		       const struct srpt_dp_tmr *tmr);
+void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index);
+void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index);
+}
+
+namespace srpt::host
+{
 
 } // namespace srpt::host
 

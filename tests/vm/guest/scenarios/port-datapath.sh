@@ -53,11 +53,10 @@ KNOB=$DBG/test_send_ctx_limit
 DELAY=$DBG/test_send_done_delay_us
 [ -w "$DELAY" ] || fail "no test knob $DELAY"
 
-# kick_trace_on / kick_trace_off FILE: the port's work items of the
-# generic kind (srpt_kwork_fn) queued on ib_srpt_wc between the two calls
-# (workqueue_queue_work events), into FILE. The kick is the only such
-# work the port queues there (the completions' own work is another
-# function), so each line is a channel kick.
+# kick_trace_on / kick_trace_off FILE: the channels' kick work items
+# (srpt_kick_work, glue/completion.c) queued on ib_srpt_wc between the two
+# calls (workqueue_queue_work events), into FILE: each line is a channel
+# kick.
 TR=/sys/kernel/tracing
 kick_trace_on() {
 	mountpoint -q $TR || mount -t tracefs nodev $TR || fail "mount tracefs"
@@ -72,7 +71,7 @@ kick_trace_off() {
 	echo 0 >$TR/tracing_on
 	echo 0 >$TR/events/workqueue/workqueue_queue_work/enable
 	echo 0 >$TR/events/workqueue/workqueue_queue_work/filter
-	grep -F 'function=srpt_kwork_fn ' $TR/trace >"$1"
+	grep -F 'function=srpt_kick_work ' $TR/trace >"$1"
 	: >$TR/trace
 }
 

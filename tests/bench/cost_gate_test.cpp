@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The driver for the data path's instruction gate (tests/bench/cost-gate.sh,
+ * suite `cost` of make check): one SRP_CMD, a 4 KiB READ through one
+ * direct descriptor, driven through the C entry points exactly as the
+ * glue drives them (glue/completion.c): the receive completion and its
+ * hand-off to the glue, the response (data-in and status) from LIO's
+ * queue_data_in, the send completion in softirq, LIO's release. Built
+ * with -O2 and no sanitizers, as the module is (tests/bench/microbench.mk).
+ *
+ * CostGateCommand is the unit of measurement: callgrind counts the
+ * instructions inside it only (--toggle-collect), less those of the host's
+ * stand-ins for kernel calls (the lock functions, the fake glue's posts),
+ * which are not the port's code. COST_GATE_EXTRA=n adds n instructions'
+ * worth of work inside it: the gate's own self-test, a deliberately slowed
+ * copy that must fail.
+ */
+#include "datapath_fixture.hpp"
+
+#include <cstdlib>
+
+#ifndef COST_GATE_EXTRA
+#define COST_GATE_EXTRA 0
+#endif
+
+namespace srpt::dp_test
+{
+
+/* SRP_CMD READ(10) of 8 blocks into one DIRECT descriptor (data-in). */
+inline std::vector<uint8_t> DirectRead4k(uint64_t tag)
+{
+	std::vector<uint8_t> iu(64, 0);
+	iu[0] = 0x02; /* SRP_CMD */
+	iu[5] = 0x01; /* data-in DIRECT */
+	iu[7] = 1;    /* data_in_desc_cnt */
+	std::memcpy(&iu[8], &tag, 8);
+	iu[32] = 0x28; /* READ(10) */
+	iu[39] = 0x08;
+	PutBe(&iu[48], 0x1000, 8);
+	PutBe(&iu[56], 0x1234, 4);
+	PutBe(&iu[60], 4096, 4);
+	return iu;
+}
+
+} // namespace srpt::dp_test
+
+/* One command, receive to release; returns its send context's index. */
+extern "C" [[gnu::noinline]] uint32_t CostGateCommand(srpt_core_ch *ch,
+						      uint32_t recv_index,
+						      uint32_t len)
+{
+	uint32_t index = UINT32_MAX;
+	srpt_dp_handoff h;
+	if (srpt_core_dp_recv_done(ch, recv_index, len, true, &h)) {
+		do {
+			index = h.index; /* the glue submits it to LIO */
+			h.rc = 0;
+		} while (srpt_core_dp_handoff_done(ch, &h));
+	}
+	for (int i = 0; i < COST_GATE_EXTRA; i++)
+		asm volatile("" ::: "memory"); /* kept: not a real loop body */
+	srpt_dp_rsp rsp{};
+	rsp.dir = SRPT_DP_DIR_READ;
+	rsp.n_rdma_writes = 1;
+	if (srpt_core_dp_queue_response(ch, index, &rsp) != 0)
+		return UINT32_MAX;
+	if (srpt_core_dp_send_done_atomic(ch, index) != SRPT_DP_NEXT_PUT)
+		return UINT32_MAX;
+	srpt_core_dp_cmd_release(ch, index); /* LIO's release_cmd */
+	return index;
+}
+
+namespace srpt::dp_test
+{
+namespace
+{
+
+TEST_F(DataPathFixture, CostGateCommands)
+{
+	const char *n_env = std::getenv("COST_GATE_N");
+	const uint32_t n = n_env ? std::strtoul(n_env, nullptr, 0) : 1000;
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	const std::vector<uint8_t> iu = DirectRead4k(0x42);
+	RecvCtx &r = (*ch->core().recv_ring())[0];
+	const uint64_t locks0 = host::SpinLockAcquisitions();
+	for (uint32_t i = 0; i < n; i++) {
+		std::memcpy(r.buf(), iu.data(), iu.size()); /* the HCA */
+		ASSERT_NE(CostGateCommand(ch, 0, static_cast<uint32_t>(
+						     iu.size())),
+			  UINT32_MAX)
+		    << "command " << i;
+	}
+	const uint64_t locks = host::SpinLockAcquisitions() - locks0;
+	host::FakeCh &f = *host::FakeChannels()[0];
+	EXPECT_EQ(f.posted_send.size(), n);
+	ExpectSendContextsFree(ch);
+	/* Four holds: receive, response, send completion, release. */
+	std::printf("cost-gate: %u commands, %.2f channel lock holds each\n",
+		    n, static_cast<double>(locks) / n);
+	EXPECT_EQ(locks, 4ull * n) << "lock holds per command";
+}
+
+} // namespace
+} // namespace srpt::dp_test
