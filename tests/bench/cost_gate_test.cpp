@@ -23,27 +23,6 @@
 #define COST_GATE_EXTRA 0
 #endif
 
-namespace srpt::dp_test
-{
-
-/* SRP_CMD READ(10) of 8 blocks into one DIRECT descriptor (data-in). */
-inline std::vector<uint8_t> DirectRead4k(uint64_t tag)
-{
-	std::vector<uint8_t> iu(64, 0);
-	iu[0] = 0x02; /* SRP_CMD */
-	iu[5] = 0x01; /* data-in DIRECT */
-	iu[7] = 1;    /* data_in_desc_cnt */
-	std::memcpy(&iu[8], &tag, 8);
-	iu[32] = 0x28; /* READ(10) */
-	iu[39] = 0x08;
-	PutBe(&iu[48], 0x1000, 8);
-	PutBe(&iu[56], 0x1234, 4);
-	PutBe(&iu[60], 4096, 4);
-	return iu;
-}
-
-} // namespace srpt::dp_test
-
 /* One command, receive to release; returns its send context's index. */
 extern "C" [[gnu::noinline]] uint32_t CostGateCommand(srpt_core_ch *ch,
 						      uint32_t recv_index,

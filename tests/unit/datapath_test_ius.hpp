@@ -62,22 +62,36 @@ inline std::vector<uint8_t> TestUnitReady(uint64_t tag)
 }
 
 /*
- * SRP_CMD WRITE(10) of 8 blocks whose 4096 bytes of data-out are one
- * DIRECT descriptor (va 0x2000, rkey 0x99): the target fetches them with
- * one RDMA READ.
+ * SRP_CMD @opcode (READ(10) or WRITE(10)) of 8 blocks whose 4096 bytes are
+ * one DIRECT descriptor (va @va, rkey @rkey): data-in (@data_in) or
+ * data-out, moved by one RDMA WRITE chain or READ.
  */
-inline std::vector<uint8_t> DirectWrite4k()
+inline std::vector<uint8_t> Direct4k(uint8_t opcode, bool data_in, uint64_t va,
+				     uint32_t rkey, uint64_t tag = 0)
 {
 	std::vector<uint8_t> iu(64, 0);
-	iu[0] = 0x02;  /* SRP_CMD */
-	iu[5] = 0x10;  /* data-out DIRECT */
-	iu[6] = 1;     /* data_out_desc_cnt */
-	iu[32] = 0x2a; /* WRITE(10) */
+	iu[0] = 0x02;			 /* SRP_CMD */
+	iu[5] = data_in ? 0x01 : 0x10;	 /* data-in / data-out DIRECT */
+	iu[data_in ? 7 : 6] = 1;	 /* its descriptor count */
+	std::memcpy(&iu[8], &tag, 8);
+	iu[32] = opcode;
 	iu[39] = 0x08;
-	PutBe(&iu[48], 0x2000, 8);
-	PutBe(&iu[56], 0x99, 4);
+	PutBe(&iu[48], va, 8);
+	PutBe(&iu[56], rkey, 4);
 	PutBe(&iu[60], 4096, 4);
 	return iu;
+}
+
+/* WRITE(10) of 4 KiB through one descriptor: one RDMA READ fetches it. */
+inline std::vector<uint8_t> DirectWrite4k()
+{
+	return Direct4k(0x2a, false, 0x2000, 0x99);
+}
+
+/* READ(10) of 4 KiB into one descriptor (the instruction gate's command). */
+inline std::vector<uint8_t> DirectRead4k(uint64_t tag)
+{
+	return Direct4k(0x28, true, 0x1000, 0x1234, tag);
 }
 
 /*
