@@ -9,11 +9,16 @@
 # code. Deterministic: the same tree gives the same count on any machine
 # with the same compiler.
 #
-# Three checks, then 'cost: N passed, N failed':
+# Two units, each measured on its own: `command`, the whole C++ side
+# (CostGateCommand: the entry points, the parser, the response builder),
+# and `core`, the channel core alone with hooks that do nothing
+# (CostGateCore, as BM_ChannelCommand). Per unit, then 'cost: N passed, N
+# failed':
 #   1. the driver's own assertions (four channel-lock holds per command,
 #      every response posted, every send context back);
 #   2. instructions per command at most the checked-in figure of
-#      tests/bench/cost-bound.txt plus its tolerance;
+#      tests/bench/cost-bound.txt plus its tolerance (and the core at most
+#      its absolute bound there);
 #   3. the gate fails a deliberately slowed copy (COST_GATE_EXTRA adds work
 #      inside the measured function).
 # A change that makes the data path cheaper lowers the figure in
@@ -29,27 +34,27 @@ pass=0 failed=0
 ok() { echo "PASS $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; failed=$((failed + 1)); }
 
-bound=$(sed -n 's/^instructions_per_command //p' tests/bench/cost-bound.txt)
 tol=$(sed -n 's/^tolerance_percent //p' tests/bench/cost-bound.txt)
-if [ -z "$bound" ] || [ -z "$tol" ]; then
-	bad "tests/bench/cost-bound.txt: no instructions_per_command or tolerance_percent"
-	echo "cost: $pass passed, $((failed)) failed"
-	exit 1
-fi
-limit=$(awk -v b="$bound" -v t="$tol" 'BEGIN { printf "%d", b * (1 + t / 100) }')
+core_max=$(sed -n 's/^core_max //p' tests/bench/cost-bound.txt)
 
-# measure EXTRA: prints the instructions per command; 1 if the run failed.
+# measure UNIT EXTRA: prints the instructions per command of UNIT
+# (command: CostGateCommand, core: CostGateCore); fails if the run did.
 measure() {
-	local extra=$1 out=$work/callgrind.$1.out log=$work/run.$1.log sum
+	local unit=$1 extra=$2 fn filter out log sum
+	case $unit in
+	command) fn=CostGateCommand filter='DataPathFixture.CostGateCommands' ;;
+	core) fn=CostGateCore filter='CostGate.CoreCommands' ;;
+	esac
+	out=$work/callgrind.$unit.$extra.out log=$work/run.$unit.$extra.log
 	if ! make -s --no-print-directory cost-gate-bin COST_GATE_EXTRA="$extra" >"$work/build.$extra.log" 2>&1; then
 		echo "build failed (COST_GATE_EXTRA=$extra): $work/build.$extra.log" >&2
 		return 1
 	fi
 	if ! COST_GATE_N=$n valgrind --tool=callgrind --callgrind-out-file="$out" \
-		--collect-atstart=no --toggle-collect=CostGateCommand \
+		--collect-atstart=no --toggle-collect="$fn" \
 		--toggle-collect='srpt_spin_*' --toggle-collect='srpt_dp_post_*' \
-		"$top/build/bench/cost_gate.$extra" >"$log" 2>&1; then
-		echo "the driver failed (COST_GATE_EXTRA=$extra): $log" >&2
+		"$top/build/bench/cost_gate.$extra" --gtest_filter="$filter" >"$log" 2>&1; then
+		echo "the driver failed ($unit, COST_GATE_EXTRA=$extra): $log" >&2
 		grep -E 'Failure|Expected|Which is|cost-gate' "$log" >&2 || true
 		return 1
 	fi
@@ -58,25 +63,39 @@ measure() {
 	awk -v s="$sum" -v n="$n" 'BEGIN { printf "%.1f", s / n }'
 }
 
-if per=$(measure 0); then
-	ok "driver: $(grep -o 'cost-gate: .*' "$work/run.0.log")"
-	if awk -v p="$per" -v l="$limit" 'BEGIN { exit !(p <= l) }'; then
-		ok "instructions per command: $per (checked in: $bound, limit +$tol %: $limit)"
-	else
-		bad "instructions per command: $per, above the checked-in $bound + $tol % ($limit)"
+for unit in command core; do
+	bound=$(sed -n "s/^$unit //p" tests/bench/cost-bound.txt)
+	if [ -z "$bound" ] || [ -z "$tol" ] || [ -z "$core_max" ]; then
+		bad "tests/bench/cost-bound.txt: no '$unit', tolerance_percent or core_max"
+		continue
 	fi
-else
-	bad "driver (COST_GATE_EXTRA=0)"
-	bad "instructions per command: not measured"
-fi
-if slowed=$(measure "$slow"); then
-	if awk -v p="$slowed" -v l="$limit" 'BEGIN { exit !(p > l) }'; then
-		ok "a copy slowed by COST_GATE_EXTRA=$slow measures $slowed: the gate fails it"
+	limit=$(awk -v b="$bound" -v t="$tol" 'BEGIN { printf "%d", b * (1 + t / 100) }')
+	if per=$(measure "$unit" 0); then
+		ok "$unit: $(grep -o 'cost-gate: .*' "$work/run.$unit.0.log")"
+		if awk -v p="$per" -v l="$limit" 'BEGIN { exit !(p <= l) }'; then
+			ok "$unit: $per instructions per command (checked in: $bound, limit +$tol %: $limit)"
+		else
+			bad "$unit: $per instructions per command, above the checked-in $bound + $tol % ($limit)"
+		fi
+		if [ "$unit" = core ]; then
+			if awk -v p="$per" -v m="$core_max" 'BEGIN { exit !(p <= m) }'; then
+				ok "core: $per instructions per command, within the bound of $core_max"
+			else
+				bad "core: $per instructions per command, above the bound of $core_max"
+			fi
+		fi
 	else
-		bad "a copy slowed by COST_GATE_EXTRA=$slow measures $slowed, within the limit $limit: the gate cannot see it"
+		bad "$unit: the driver (COST_GATE_EXTRA=0)"
 	fi
-else
-	bad "the slowed copy (COST_GATE_EXTRA=$slow) did not run"
-fi
+	if slowed=$(measure "$unit" "$slow"); then
+		if awk -v p="$slowed" -v l="$limit" 'BEGIN { exit !(p > l) }'; then
+			ok "$unit: a copy slowed by COST_GATE_EXTRA=$slow measures $slowed: the gate fails it"
+		else
+			bad "$unit: a copy slowed by COST_GATE_EXTRA=$slow measures $slowed, within the limit $limit: the gate cannot see it"
+		fi
+	else
+		bad "$unit: the slowed copy (COST_GATE_EXTRA=$slow) did not run"
+	fi
+done
 echo "cost: $pass passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -8,7 +8,11 @@
  * queue_data_in, the send completion in softirq, LIO's release. Built
  * with -O2 and no sanitizers, as the module is (tests/bench/microbench.mk).
  *
- * CostGateCommand is the unit of measurement: callgrind counts the
+ * Two units of measurement: CostGateCommand, the whole C++ side of a
+ * command (the entry points, the parser, the response builder); and
+ * CostGateCore, the channel core alone with an environment whose hooks
+ * do nothing (as BM_ChannelCommand of the microbenchmarks). callgrind
+ * counts the
  * instructions inside it only (--toggle-collect), less those of the host's
  * stand-ins for kernel calls (the lock functions, the fake glue's posts),
  * which are not the port's code. COST_GATE_EXTRA=n adds n instructions'
@@ -18,6 +22,7 @@
 #include "datapath_fixture.hpp"
 
 #include <cstdlib>
+#include <srpt/datapath/channel_core.hpp>
 
 #ifndef COST_GATE_EXTRA
 #define COST_GATE_EXTRA 0
@@ -51,8 +56,88 @@ extern "C" [[gnu::noinline]] uint32_t CostGateCommand(srpt_core_ch *ch,
 
 namespace srpt::dp_test
 {
+
+/* The cheapest environment of the channel core: every hook does nothing. */
+struct NullEnv {
+	RecvCtx *posted = nullptr;
+	IuClass ClassifyIu(const RecvCtx &r)
+	{
+		return ClassifySrpIu(r.buf(), r.byte_len());
+	}
+	Status PostRecv(RecvCtx &r)
+	{
+		posted = &r;
+		return Status::kOk;
+	}
+	Status PostResponse(SendCtx &s, uint32_t, int32_t delta)
+	{
+		s.buf()[4] = static_cast<uint8_t>(delta);
+		return Status::kOk;
+	}
+	Status PostRdmaRead(SendCtx &, uint32_t) { return Status::kOk; }
+	Status PostZeroLengthWrite() { return Status::kOk; }
+	void PutCmd(SendCtx &) {}
+	void KickWaitList() {}
+	void ResponseLost() {}
+	void StateChanged(ChannelState, ChannelState) {}
+};
+
+} // namespace srpt::dp_test
+
+/* The channel core's part of one command (as BM_ChannelCommand). */
+extern "C" [[gnu::noinline]] bool
+CostGateCore(srpt::ChannelCore<srpt::dp_test::NullEnv> &core)
+{
+	using namespace srpt;
+	RecvCtx &r = *core.env().posted;
+	Handoff h;
+	bool more = core.OnRecvDone(r, 64, true, h);
+	SendCtx *s = h.s; /* the glue submits it */
+	while (more)
+		more = core.HandoffDone(h);
+	for (int i = 0; i < COST_GATE_EXTRA; i++)
+		asm volatile("" ::: "memory");
+	if (!s || core.QueueResponse(*s, 1, QueueFullPolicy::kReturnQueueFull) !=
+		      Status::kOk)
+		return false;
+	if (core.OnSendDone(*s, true) != SendDone::kPutCmd)
+		return false;
+	core.ReleaseCmd(*s); /* the glue's put, LIO's release */
+	return true;
+}
+
+namespace srpt::dp_test
+{
 namespace
 {
+
+TEST(CostGate, CoreCommands)
+{
+	const char *n_env = std::getenv("COST_GATE_N");
+	const uint32_t n = n_env ? std::strtoul(n_env, nullptr, 0) : 1000;
+	ChannelCore<NullEnv> core;
+	ChannelConfig cfg;
+	cfg.credits = 128;
+	cfg.rsp_buf_size = 256;
+	cfg.req_buf_size = 8276;
+	cfg.sq_size = 4096;
+	ASSERT_EQ(core.Init(cfg, Gfp::kKernel), Status::kOk);
+	ASSERT_EQ(core.PostInitialReceives(), Status::kOk);
+	ASSERT_TRUE(core.OnRtu());
+	const uint64_t locks0 = host::SpinLockAcquisitions();
+	for (uint32_t i = 0; i < n; i++) {
+		core.env().posted->buf()[0] = 0x02; /* SRP_CMD, by the HCA */
+		ASSERT_TRUE(CostGateCore(core)) << "command " << i;
+	}
+	const uint64_t locks = host::SpinLockAcquisitions() - locks0;
+	std::printf("cost-gate: core: %u commands, %.2f lock holds each\n", n,
+		    static_cast<double>(locks) / n);
+	EXPECT_EQ(locks, 4ull * n) << "lock holds per command";
+	EXPECT_EQ(core.Stats().send_ctx_free, 128u);
+	(void)core.Disconnect();
+	(void)core.Release();
+	core.Destroy();
+}
 
 TEST_F(DataPathFixture, CostGateCommands)
 {
