@@ -224,9 +224,22 @@ void srpt_glue_free_rw(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
 #define SRPT_SPARE_PAGES 1024
 /* The largest bound a channel takes: 1 GiB of pages, a 2 MiB array. */
 #define SRPT_SPARE_PAGES_LIMIT (1U << 18)
+/*
+ * glue/spare_pages.c: a channel's spare data pages (its contract is at the
+ * top of that file).
+ */
 /* Allocates the channel's spare page array (channel creation). */
 int srpt_glue_alloc_spares(struct srpt_dp_ch *ch);
 /* Frees the spare data pages and kept arrays (channel teardown). */
 void srpt_glue_free_spares(struct srpt_dp_ch *ch);
+/*
+ * The data list of @s's command, @len bytes: for a block READ or WRITE,
+ * pages from the channel's spare pool in the context's kept array;
+ * otherwise target_alloc_sgl()'s. Process context.
+ */
+int srpt_glue_get_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
+			   u32 len);
+/* Gives the command's data pages back to the pool, or frees them. */
+void srpt_glue_put_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s);
 
 #endif
