@@ -83,6 +83,12 @@ struct srpt_glue_send {
 	 */
 	struct scatterlist *keep_sg;
 	unsigned int keep_nents;
+	/*
+	 * Spare pages attached to this context: entries [0, kept_pages) of
+	 * keep_sg hold them between commands, and its next block command
+	 * takes them first, with no lock (glue/spare_pages.c).
+	 */
+	unsigned int kept_pages;
 	struct scatterlist *views; /* several descriptors: all their views */
 	u32 desc_len;              /* bytes all descriptors offer */
 	u32 n_rw;
@@ -177,12 +183,14 @@ struct srpt_dp_ch {
 	u32 n_send;
 	struct srpt_glue_recv *recv;
 	struct srpt_glue_send *send;
-	/* Spare data pages (glue/target_core.c): a stack of spare_max. */
+	/* Spare data pages (glue/spare_pages.c): a stack of spare_max. */
 	spinlock_t spare_lock;
 	struct page **spare;
 	u32 spare_pages;            /* in spare[]; written under spare_lock */
-	u32 spare_max;              /* bound of spare_pages, set at creation */
-	u64 spare_misses;           /* new pages for block commands; ditto */
+	u32 spare_max;              /* bound of spare_held, set at creation */
+	/* Spare pages: the pool's and those attached to send contexts. */
+	atomic_t spare_held;
+	atomic64_t spare_misses;    /* new pages for block commands */
 };
 
 /*

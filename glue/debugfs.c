@@ -89,8 +89,8 @@ static int srpt_stats_show(struct seq_file *m, void *unused)
 		   st.send_done_delay_us, st.send_done_held,
 		   st.send_done_held_total);
 	seq_printf(m, "spare_pages %u\nspare_pages_max %u\nspare_misses %llu\n",
-		   READ_ONCE(ch->spare_pages), ch->spare_max,
-		   READ_ONCE(ch->spare_misses));
+		   atomic_read(&ch->spare_held), ch->spare_max,
+		   (u64)atomic64_read(&ch->spare_misses));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);
