@@ -7,6 +7,8 @@
  * zero-length write, and the QP's drain at teardown. The completion
  * callbacks, and the CQ polling that calls them, are glue/completion.c.
  */
+#include "pr_fmt.h"
+
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -49,7 +51,7 @@ static void srpt_qp_event(struct ib_event *event, void *ctx)
 		complete(&ch->last_wqe);
 		break;
 	default:
-		pr_err("ib_srpt: QP event %s (%d)\n",
+		pr_err("QP event %s (%d)\n",
 		       ib_event_msg(event->event), event->event);
 		break;
 	}
@@ -117,7 +119,7 @@ static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
-		pr_err("ib_srpt: failed to create a CQ of %d entries: %d\n",
+		pr_err("failed to create a CQ of %d entries: %d\n",
 		       cq_size, ret);
 		return ret;
 	}
@@ -128,7 +130,7 @@ static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 	if (IS_ERR(ch->send_cq)) {
 		ret = PTR_ERR(ch->send_cq);
 		ch->send_cq = NULL;
-		pr_err("ib_srpt: failed to create a send CQ of %d entries: %d\n",
+		pr_err("failed to create a send CQ of %d entries: %d\n",
 		       sq_size, ret);
 		srpt_cqs_put(ch);
 		return ret;
@@ -218,12 +220,12 @@ retry:
 	if (ret) {
 		srpt_cqs_put(ch);
 		if (sq_size > SRPT_MIN_SQ_SIZE) {
-			pr_debug("ib_srpt: QP with sq_size %d failed (%d), retrying\n",
+			pr_debug("QP with sq_size %d failed (%d), retrying\n",
 				 sq_size, ret);
 			sq_size = max(sq_size / 2, SRPT_MIN_SQ_SIZE);
 			goto retry;
 		}
-		pr_err("ib_srpt: failed to create a QP with sq_size %d: %d\n",
+		pr_err("failed to create a QP with sq_size %d: %d\n",
 		       sq_size, ret);
 		goto free;
 	}
@@ -289,11 +291,11 @@ static void srpt_drain_qp(struct srpt_dp_ch *ch)
 	}
 	ret = ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
 	if (ret)
-		pr_warn("ib_srpt: moving QP %u to ERR failed: %d\n",
+		pr_warn("moving QP %u to ERR failed: %d\n",
 			ch->qp->qp_num, ret);
 	if (SRPT_SRQ_LAST_WQE_EVENT && !ret &&
 	    !wait_for_completion_timeout(&ch->last_wqe, 60 * HZ))
-		pr_warn("ib_srpt: no last-WQE event for QP %u in 60 s\n",
+		pr_warn("no last-WQE event for QP %u in 60 s\n",
 			ch->qp->qp_num);
 	ib_drain_sq(ch->qp);
 }

@@ -6,6 +6,8 @@
  * contexts. When the SRQ exists and who uses it is decided by the core
  * (src/srq.cpp).
  */
+#include "pr_fmt.h"
+
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -35,7 +37,7 @@ struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq)
 
 static void srpt_srq_event(struct ib_event *event, void *ctx)
 {
-	pr_debug("ib_srpt: SRQ event %s (%d)\n", ib_event_msg(event->event),
+	pr_debug("SRQ event %s (%d)\n", ib_event_msg(event->event),
 		 event->event);
 }
 
