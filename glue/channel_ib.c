@@ -238,18 +238,19 @@ free:
 	return ret;
 }
 
-static int srpt_map(struct srpt_dp_ch *ch, void *buf, u32 len,
-		    enum dma_data_direction dir, u64 *dma)
+int srpt_glue_dma_map(struct ib_device *dev, void *buf, u32 len,
+		      enum dma_data_direction dir, u64 *dma)
 {
-	*dma = ib_dma_map_single(srpt_ch_dev(ch), buf, len, dir);
-	return ib_dma_mapping_error(srpt_ch_dev(ch), *dma) ? -ENOMEM : 0;
+	*dma = ib_dma_map_single(dev, buf, len, dir);
+	return ib_dma_mapping_error(dev, *dma) ? -ENOMEM : 0;
 }
 
 int srpt_dp_map_recv(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 		     uint32_t len)
 {
 	struct srpt_glue_recv *r = &ch->recv[index];
-	int ret = srpt_map(ch, buf, len, DMA_FROM_DEVICE, &r->dma);
+	int ret = srpt_glue_dma_map(srpt_ch_dev(ch), buf, len, DMA_FROM_DEVICE,
+				    &r->dma);
 
 	if (ret)
 		return ret;
@@ -263,7 +264,8 @@ int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 		     uint32_t len)
 {
 	struct srpt_glue_send *s = &ch->send[index];
-	int ret = srpt_map(ch, buf, len, DMA_TO_DEVICE, &s->dma);
+	int ret = srpt_glue_dma_map(srpt_ch_dev(ch), buf, len, DMA_TO_DEVICE,
+				    &s->dma);
 
 	if (ret)
 		return ret;
@@ -358,23 +360,33 @@ int srpt_dp_cm_drep(struct srpt_dp_ch *ch)
 	return ch->cm->drep(ch);
 }
 
-int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)
+int srpt_glue_post_recv(struct ib_device *dev, struct ib_qp *qp,
+			struct ib_srq *srq, struct ib_cqe *cqe, u64 dma,
+			u32 len, u32 lkey)
 {
-	struct srpt_glue_recv *r = &ch->recv[index];
 	struct ib_sge sge = {
-		.addr = r->dma,
-		.length = r->len,
-		.lkey = ch->gdev->pd->local_dma_lkey,
+		.addr = dma,
+		.length = len,
+		.lkey = lkey,
 	};
 	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
+		.wr_cqe = cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
 
-	ib_dma_sync_single_for_device(srpt_ch_dev(ch), r->dma, r->len,
-				      DMA_FROM_DEVICE);
-	return ib_post_recv(ch->qp, &wr, NULL);
+	ib_dma_sync_single_for_device(dev, dma, len, DMA_FROM_DEVICE);
+	return srq ? ib_post_srq_recv(srq, &wr, NULL) :
+		     ib_post_recv(qp, &wr, NULL);
+}
+
+int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)
+{
+	struct srpt_glue_recv *r = &ch->recv[index];
+
+	return srpt_glue_post_recv(srpt_ch_dev(ch), ch->qp, NULL, &r->cqe,
+				   r->dma, r->len,
+				   ch->gdev->pd->local_dma_lkey);
 }
 
 int srpt_dp_post_send(struct srpt_dp_ch *ch, uint32_t index, uint32_t len,
