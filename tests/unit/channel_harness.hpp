@@ -450,6 +450,19 @@ struct FullChannel : Harness {
 				return sv.s;
 		return nullptr;
 	}
+	/*
+	 * The send-completion race: answers command @tag, and when that
+	 * response is posted the initiator spends the credit it returned on
+	 * command @next at once, before the send completes (@next waits
+	 * when no send context is free). Respond()'s status.
+	 */
+	Status RespondThenDeliver(uint64_t tag, uint64_t next)
+	{
+		const Status st = Respond(CtxOf(tag));
+		if (st == Status::kOk)
+			Deliver(kOpCmd, next);
+		return st;
+	}
 };
 
 inline IuClass FakeEnv::ClassifyIu(const RecvCtx &r)

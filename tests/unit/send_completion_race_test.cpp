@@ -111,8 +111,7 @@ TEST(SendCompletionRace, SendCompletionThenLastRefDropRerunsWaitList)
 {
 	FullChannel h(1);
 	h.put_releases = false;
-	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	h.Deliver(kOpCmd, 2);
+	ASSERT_EQ(h.RespondThenDeliver(1, 2), Status::kOk);
 	h.CompleteNext(); /* send done: the reference drop is still to come */
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1}));
 	EXPECT_EQ(h.core.Stats().wait_depth, 1u);
@@ -141,8 +140,7 @@ TEST(SendCompletionRace, SendCompletionThenLastRefDropRerunsWaitList)
 TEST(SendCompletionRace, LastRefDropThenSendCompletionRerunsWaitList)
 {
 	FullChannel h(1);
-	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	h.Deliver(kOpCmd, 2);
+	ASSERT_EQ(h.RespondThenDeliver(1, 2), Status::kOk);
 	SendCtx *s1 = h.CtxOf(1);
 	EXPECT_EQ(h.core.Stats().released_wrs_posted, 0u);
 	h.core.ReleaseCmd(*s1); /* WR outstanding: freed on completion */
