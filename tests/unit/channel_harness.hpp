@@ -463,6 +463,24 @@ struct FullChannel : Harness {
 			Deliver(kOpCmd, next);
 		return st;
 	}
+	/*
+	 * Answers commands 1..credits, then the initiator spends every
+	 * credit the responses returned at once, on commands credits+1 ..
+	 * 2 * credits: they wait, no send context being free until a send
+	 * completes. Respond()'s first failure, before any delivery.
+	 */
+	Status RespondAllThenSpendTheCredits()
+	{
+		const uint64_t n = static_cast<uint64_t>(core.login_credits());
+		for (uint64_t t = 1; t <= n; t++) {
+			const Status st = Respond(CtxOf(t));
+			if (st != Status::kOk)
+				return st;
+		}
+		for (uint64_t t = n + 1; t <= 2 * n; t++)
+			Deliver(kOpCmd, t);
+		return Status::kOk;
+	}
 };
 
 inline IuClass FakeEnv::ClassifyIu(const RecvCtx &r)

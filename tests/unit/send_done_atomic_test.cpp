@@ -79,10 +79,7 @@ TEST(SendDoneAtomic, WaitingIuIsServedByTheWorkItemNotInline)
 TEST(SendDoneAtomic, IusFreedInABurstAreServedInArrivalOrderByOneKick)
 {
 	FullChannel h(3);
-	for (uint64_t t = 1; t <= 3; t++)
-		ASSERT_EQ(h.Respond(h.CtxOf(t)), Status::kOk);
-	for (uint64_t t = 4; t <= 6; t++)
-		h.Deliver(kOpCmd, t);
+	ASSERT_EQ(h.RespondAllThenSpendTheCredits(), Status::kOk);
 	for (int i = 0; i < 3; i++) {
 		EXPECT_TRUE(h.CompleteNextAtomic());
 		h.ExpectInvariants();
