@@ -6,6 +6,8 @@
  * messages and errors come from the C++ core (src/target_config.cpp), so
  * this file decides nothing.
  */
+#include "pr_fmt.h"
+
 #include <linux/configfs.h>
 #include <linux/module.h>
 #include <linux/slab.h>

@@ -7,6 +7,8 @@
  * zero-length write, and the QP's drain at teardown. The completion
  * callbacks, and the CQ polling that calls them, are glue/completion.c.
  */
+#include "pr_fmt.h"
+
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -49,7 +51,7 @@ static void srpt_qp_event(struct ib_event *event, void *ctx)
 		complete(&ch->last_wqe);
 		break;
 	default:
-		pr_err("ib_srpt: QP event %s (%d)\n",
+		pr_err("QP event %s (%d)\n",
 		       ib_event_msg(event->event), event->event);
 		break;
 	}
@@ -117,7 +119,7 @@ static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
-		pr_err("ib_srpt: failed to create a CQ of %d entries: %d\n",
+		pr_err("failed to create a CQ of %d entries: %d\n",
 		       cq_size, ret);
 		return ret;
 	}
@@ -128,7 +130,7 @@ static int srpt_cqs_get(struct srpt_dp_ch *ch, int rq_size, int sq_size,
 	if (IS_ERR(ch->send_cq)) {
 		ret = PTR_ERR(ch->send_cq);
 		ch->send_cq = NULL;
-		pr_err("ib_srpt: failed to create a send CQ of %d entries: %d\n",
+		pr_err("failed to create a send CQ of %d entries: %d\n",
 		       sq_size, ret);
 		srpt_cqs_put(ch);
 		return ret;
@@ -218,12 +220,12 @@ retry:
 	if (ret) {
 		srpt_cqs_put(ch);
 		if (sq_size > SRPT_MIN_SQ_SIZE) {
-			pr_debug("ib_srpt: QP with sq_size %d failed (%d), retrying\n",
+			pr_debug("QP with sq_size %d failed (%d), retrying\n",
 				 sq_size, ret);
 			sq_size = max(sq_size / 2, SRPT_MIN_SQ_SIZE);
 			goto retry;
 		}
-		pr_err("ib_srpt: failed to create a QP with sq_size %d: %d\n",
+		pr_err("failed to create a QP with sq_size %d: %d\n",
 		       sq_size, ret);
 		goto free;
 	}
@@ -236,18 +238,19 @@ free:
 	return ret;
 }
 
-static int srpt_map(struct srpt_dp_ch *ch, void *buf, u32 len,
-		    enum dma_data_direction dir, u64 *dma)
+int srpt_glue_dma_map(struct ib_device *dev, void *buf, u32 len,
+		      enum dma_data_direction dir, u64 *dma)
 {
-	*dma = ib_dma_map_single(srpt_ch_dev(ch), buf, len, dir);
-	return ib_dma_mapping_error(srpt_ch_dev(ch), *dma) ? -ENOMEM : 0;
+	*dma = ib_dma_map_single(dev, buf, len, dir);
+	return ib_dma_mapping_error(dev, *dma) ? -ENOMEM : 0;
 }
 
 int srpt_dp_map_recv(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 		     uint32_t len)
 {
 	struct srpt_glue_recv *r = &ch->recv[index];
-	int ret = srpt_map(ch, buf, len, DMA_FROM_DEVICE, &r->dma);
+	int ret = srpt_glue_dma_map(srpt_ch_dev(ch), buf, len, DMA_FROM_DEVICE,
+				    &r->dma);
 
 	if (ret)
 		return ret;
@@ -261,7 +264,8 @@ int srpt_dp_map_send(struct srpt_dp_ch *ch, uint32_t index, void *buf,
 		     uint32_t len)
 {
 	struct srpt_glue_send *s = &ch->send[index];
-	int ret = srpt_map(ch, buf, len, DMA_TO_DEVICE, &s->dma);
+	int ret = srpt_glue_dma_map(srpt_ch_dev(ch), buf, len, DMA_TO_DEVICE,
+				    &s->dma);
 
 	if (ret)
 		return ret;
@@ -289,11 +293,11 @@ static void srpt_drain_qp(struct srpt_dp_ch *ch)
 	}
 	ret = ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
 	if (ret)
-		pr_warn("ib_srpt: moving QP %u to ERR failed: %d\n",
+		pr_warn("moving QP %u to ERR failed: %d\n",
 			ch->qp->qp_num, ret);
 	if (SRPT_SRQ_LAST_WQE_EVENT && !ret &&
 	    !wait_for_completion_timeout(&ch->last_wqe, 60 * HZ))
-		pr_warn("ib_srpt: no last-WQE event for QP %u in 60 s\n",
+		pr_warn("no last-WQE event for QP %u in 60 s\n",
 			ch->qp->qp_num);
 	ib_drain_sq(ch->qp);
 }
@@ -356,23 +360,33 @@ int srpt_dp_cm_drep(struct srpt_dp_ch *ch)
 	return ch->cm->drep(ch);
 }
 
-int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)
+int srpt_glue_post_recv(struct ib_device *dev, struct ib_qp *qp,
+			struct ib_srq *srq, struct ib_cqe *cqe, u64 dma,
+			u32 len, u32 lkey)
 {
-	struct srpt_glue_recv *r = &ch->recv[index];
 	struct ib_sge sge = {
-		.addr = r->dma,
-		.length = r->len,
-		.lkey = ch->gdev->pd->local_dma_lkey,
+		.addr = dma,
+		.length = len,
+		.lkey = lkey,
 	};
 	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
+		.wr_cqe = cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
 
-	ib_dma_sync_single_for_device(srpt_ch_dev(ch), r->dma, r->len,
-				      DMA_FROM_DEVICE);
-	return ib_post_recv(ch->qp, &wr, NULL);
+	ib_dma_sync_single_for_device(dev, dma, len, DMA_FROM_DEVICE);
+	return srq ? ib_post_srq_recv(srq, &wr, NULL) :
+		     ib_post_recv(qp, &wr, NULL);
+}
+
+int srpt_dp_post_recv(struct srpt_dp_ch *ch, uint32_t index)
+{
+	struct srpt_glue_recv *r = &ch->recv[index];
+
+	return srpt_glue_post_recv(srpt_ch_dev(ch), ch->qp, NULL, &r->cqe,
+				   r->dma, r->len,
+				   ch->gdev->pd->local_dma_lkey);
 }
 
 int srpt_dp_post_send(struct srpt_dp_ch *ch, uint32_t index, uint32_t len,

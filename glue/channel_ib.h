@@ -223,6 +223,18 @@ void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index);
 /* The RDMA READ failed: the target core fails the command. */
 void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index);
 
+/*
+ * glue/channel_ib.c, for a channel's own buffers and the SRQ's
+ * (glue/srq.c) alike: DMA-maps @len bytes at @buf (0 or -ENOMEM); posts
+ * one receive of the mapped buffer @dma, @len, completing on @cqe, to @srq
+ * when not NULL, else to @qp, after syncing it for the device.
+ */
+int srpt_glue_dma_map(struct ib_device *dev, void *buf, u32 len,
+		      enum dma_data_direction dir, u64 *dma);
+int srpt_glue_post_recv(struct ib_device *dev, struct ib_qp *qp,
+			struct ib_srq *srq, struct ib_cqe *cqe, u64 dma,
+			u32 len, u32 lkey);
+
 /* glue/srq.c: the ib_srq a channel's QP receives from. */
 struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq);
 

@@ -50,6 +50,8 @@
  * its teardown needs the send queue's drain to complete after every
  * receive completion of the QP, which only one CQ orders.
  */
+#include "pr_fmt.h"
+
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <target/target_core_base.h>
@@ -90,7 +92,7 @@ void srpt_glue_wc_exit(void)
 void srpt_glue_log_wc(const char *what, struct ib_wc *wc)
 {
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_info_ratelimited("ib_srpt: %s failed: %s (%d)\n", what,
+		pr_info_ratelimited("%s failed: %s (%d)\n", what,
 				    ib_wc_status_msg(wc->status), wc->status);
 }
 

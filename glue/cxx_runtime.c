@@ -4,6 +4,8 @@
  * written in C (they report through WARN). operator new/delete are in
  * src/kernel_runtime/operator_new.cpp.
  */
+#include "pr_fmt.h"
+
 #include <linux/bug.h>
 
 void __cxa_pure_virtual(void);

@@ -7,6 +7,8 @@
  * debugfs serializes removal against readers, so a channel's directory is
  * removed before the channel is freed.
  */
+#include "pr_fmt.h"
+
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 

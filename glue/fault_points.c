@@ -11,6 +11,8 @@
  * ERRNO: the function is skipped and returns the injected -errno; NULL:
  * the allocator is skipped and returns NULL.
  */
+#include "pr_fmt.h"
+
 #include <linux/error-injection.h>
 
 #include <srpt/platform.h>

@@ -7,6 +7,8 @@
  * agents, and the async event handler last, once everything it may touch
  * exists. Teardown mirrors it.
  */
+#include "pr_fmt.h"
+
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -141,7 +143,7 @@ static int srpt_add_one(struct ib_device *device)
 	for (i = 0; i < device->phys_port_cnt; i++) {
 		ret = srpt_ib_query_port(device, i + 1, &ports[i]);
 		if (ret) {
-			pr_err("ib_srpt: querying %s port %u failed (%d)\n",
+			pr_err("querying %s port %u failed (%d)\n",
 			       desc.name, i + 1, ret);
 			goto free;
 		}
@@ -186,7 +188,7 @@ dealloc_pd:
 free:
 	kfree(ports);
 	srpt_glue_device_free(gdev);
-	pr_info("ib_srpt: adding %s failed (%d)\n", desc.name, ret);
+	pr_info("adding %s failed (%d)\n", desc.name, ret);
 	return ret;
 }
 

@@ -22,6 +22,8 @@
  * before the core hears ESTABLISHED (srpt_ch_qp_rts), and the DREP that
  * answers a DREQ.
  */
+#include "pr_fmt.h"
+
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -56,7 +58,7 @@ static int srpt_ib_cm_create_qp(struct srpt_dp_ch *ch,
 	ret = ib_find_cached_pkey(ch->device, ch->port_num, ch->pkey,
 				  &attr.pkey_index);
 	if (ret < 0) {
-		pr_err("ib_srpt: translating pkey %#x failed (%d) - using index 0\n",
+		pr_err("translating pkey %#x failed (%d) - using index 0\n",
 		       ch->pkey, ret);
 		attr.pkey_index = 0;
 	}
@@ -115,7 +117,7 @@ static int srpt_ib_cm_accept(struct srpt_dp_ch *ch, const void *pdata,
 
 	ret = srpt_ib_cm_modify_qp(ch, IB_QPS_RTR);
 	if (ret) {
-		pr_err("ib_srpt: QP %u to RTR failed (%d)\n", ch->qp->qp_num,
+		pr_err("QP %u to RTR failed (%d)\n", ch->qp->qp_num,
 		       ret);
 		return ret;
 	}
@@ -202,7 +204,7 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 
 static void srpt_ib_cm_log_rej(const struct ib_cm_event *event)
 {
-	pr_info("ib_srpt: received IB/CM REJ, reason %d\n",
+	pr_info("received IB/CM REJ, reason %d\n",
 		event->param.rej_rcvd.reason);
 }
 
@@ -237,7 +239,7 @@ static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 	case IB_CM_USER_ESTABLISHED:
 		/* RDMA/CM moves to RTS before ESTABLISHED: so do we. */
 		if (srpt_ib_cm_modify_qp(ch, IB_QPS_RTS)) {
-			pr_err("ib_srpt: QP %u to RTS failed\n",
+			pr_err("QP %u to RTS failed\n",
 			       ch->qp->qp_num);
 			ev = SRPT_DP_CM_REJECTED;
 		} else {
@@ -259,17 +261,17 @@ static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 		break;
 	case IB_CM_REP_ERROR:
 		/* The REP was never answered: no connection, nothing follows. */
-		pr_info("ib_srpt: IB/CM REP error\n");
+		pr_info("IB/CM REP error\n");
 		ev = SRPT_DP_CM_REJECTED;
 		break;
 	case IB_CM_DREQ_ERROR:
 		/* Our DREQ timed out: timewait, then TIMEWAIT_EXIT. */
-		pr_info("ib_srpt: IB/CM DREQ error\n");
+		pr_info("IB/CM DREQ error\n");
 		return 0;
 	case IB_CM_MRA_RECEIVED:
 		return 0;
 	default:
-		pr_err("ib_srpt: IB/CM event %d ignored\n", event->event);
+		pr_err("IB/CM event %d ignored\n", event->event);
 		return 0;
 	}
 	srpt_core_dp_cm_event(ch->core, ev);
@@ -291,18 +293,18 @@ int srpt_ib_cm_listen(struct srpt_glue_device *gdev)
 	id = ib_create_cm_id(device, srpt_ib_cm_handler, gdev);
 	if (IS_ERR(id)) {
 		ret = PTR_ERR(id);
-		pr_info("ib_srpt: ib_create_cm_id() failed: %d\n", ret);
+		pr_info("ib_create_cm_id() failed: %d\n", ret);
 		/* In-tree goes on when an RDMA/CM listener exists. */
 		return srpt_core_rdma_cm_port() ? 0 : ret;
 	}
 	ret = ib_cm_listen(id, cpu_to_be64(service_id));
 	if (ret < 0) {
-		pr_err("ib_srpt: ib_cm_listen() failed: %d (cm_id state = %d)\n",
+		pr_err("ib_cm_listen() failed: %d (cm_id state = %d)\n",
 		       ret, id->state);
 		ib_destroy_cm_id(id);
 		return ret;
 	}
-	pr_debug("ib_srpt: %s: IB/CM listening on service id %016llx\n",
+	pr_debug("%s: IB/CM listening on service id %016llx\n",
 		 dev_name(&device->dev), service_id);
 	gdev->ib_cm_listener = id;
 	return 0;

@@ -7,6 +7,8 @@
  * whether lockdep_assert_held() checks anything, and whether it may take a
  * spinlock_t through the kernel's exported lock functions itself.
  */
+#include "pr_fmt.h"
+
 #include <linux/build_bug.h>
 #include <linux/kbuild.h>
 #include <linux/stddef.h>

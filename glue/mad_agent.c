@@ -5,6 +5,8 @@
  * (src/mad_protocol.cpp) builds. The glue only owns the MAD layer objects:
  * agent, address handle, send buffer.
  */
+#include "pr_fmt.h"
+
 #include <linux/err.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
@@ -119,7 +121,7 @@ static void srpt_mad_agent_register(struct srpt_glue_device *gdev, u32 port)
 
 	ret = ib_modify_port(device, port, 0, &modify);
 	if (ret) {
-		pr_warn("ib_srpt: %s-%u: enabling device management failed (%d). Note: this is expected if SR-IOV is enabled.\n",
+		pr_warn("%s-%u: enabling device management failed (%d). Note: this is expected if SR-IOV is enabled.\n",
 			dev_name(&device->dev), port, ret);
 		return;
 	}
@@ -135,7 +137,7 @@ static void srpt_mad_agent_register(struct srpt_glue_device *gdev, u32 port)
 				      srpt_mad_send_handler,
 				      srpt_mad_recv_handler, ctx, 0);
 	if (IS_ERR(agent)) {
-		pr_err("ib_srpt: %s-%u: MAD agent registration failed (%ld). Note: this is expected if SR-IOV is enabled.\n",
+		pr_err("%s-%u: MAD agent registration failed (%ld). Note: this is expected if SR-IOV is enabled.\n",
 		       dev_name(&device->dev), port, PTR_ERR(agent));
 		kfree(ctx);
 		goto clear_cap;

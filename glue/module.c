@@ -4,6 +4,8 @@
  * names, types, permissions and defaults. The rules (limits, GUID parsing)
  * are in the C++ core (src/module_params.cpp).
  */
+#include "pr_fmt.h"
+
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
@@ -85,7 +87,7 @@ static int __init srpt_init_module(void)
 
 	ret = srpt_ib_client_register();
 	if (ret) {
-		pr_err("ib_srpt: couldn't register IB client (%d)\n", ret);
+		pr_err("couldn't register IB client (%d)\n", ret);
 		goto unregister_fabric;
 	}
 	return 0;

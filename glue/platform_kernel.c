@@ -4,6 +4,8 @@
  * kernel functions and macros, no policy. The opaque storage the core hands
  * in was sized by generated/srpt/kernel_sizes.h from the same types.
  */
+#include "pr_fmt.h"
+
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/jiffies.h>
@@ -73,9 +75,9 @@ void srpt_vlog(enum srpt_log_level level, const char *session,
 	/* Debug lines go through dynamic debug like pr_debug would. */
 	if (level == SRPT_LOG_DEBUG) {
 		if (session)
-			pr_debug("ib_srpt: [%s] %pV\n", session, &vaf);
+			pr_debug("[%s] %pV\n", session, &vaf);
 		else
-			pr_debug("ib_srpt: %pV\n", &vaf);
+			pr_debug("%pV\n", &vaf);
 		va_end(copy);
 		return;
 	}

@@ -10,6 +10,8 @@
  * "return non-zero and RDMA/CM destroys the id" rule is applied here only,
  * for a login the core refused.
  */
+#include "pr_fmt.h"
+
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/inet.h>
@@ -76,7 +78,7 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 		ev = SRPT_DP_CM_ADDR_CHANGE;
 		break;
 	default:
-		pr_info("ib_srpt: RDMA/CM event %s (%d) ignored\n",
+		pr_info("RDMA/CM event %s (%d) ignored\n",
 			rdma_event_msg(event->event), event->event);
 		return 0;
 	}
@@ -177,19 +179,19 @@ static struct rdma_cm_id *srpt_rdma_cm_bind(struct sockaddr *addr)
 	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id)) {
-		pr_err("ib_srpt: RDMA/CM ID creation failed: %ld\n",
+		pr_err("RDMA/CM ID creation failed: %ld\n",
 		       PTR_ERR(id));
 		return id;
 	}
 	ret = rdma_bind_addr(id, addr);
 	if (ret) {
-		pr_err("ib_srpt: binding RDMA/CM ID to address %pISp failed: %d\n",
+		pr_err("binding RDMA/CM ID to address %pISp failed: %d\n",
 		       addr, ret);
 		goto destroy;
 	}
 	ret = rdma_listen(id, 128);
 	if (ret) {
-		pr_err("ib_srpt: rdma_listen() failed: %d\n", ret);
+		pr_err("rdma_listen() failed: %d\n", ret);
 		goto destroy;
 	}
 	return id;

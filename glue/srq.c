@@ -6,6 +6,8 @@
  * contexts. When the SRQ exists and who uses it is decided by the core
  * (src/srq.cpp).
  */
+#include "pr_fmt.h"
+
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -35,7 +37,7 @@ struct ib_srq *srpt_glue_ib_srq(struct srpt_dp_srq *srq)
 
 static void srpt_srq_event(struct ib_event *event, void *ctx)
 {
-	pr_debug("ib_srpt: SRQ event %s (%d)\n", ib_event_msg(event->event),
+	pr_debug("SRQ event %s (%d)\n", ib_event_msg(event->event),
 		 event->event);
 }
 
@@ -121,8 +123,7 @@ int srpt_dp_srq_map_recv(struct srpt_dp_srq *q, uint32_t index, void *buf,
 	if (WARN_ON_ONCE(index >= q->size))
 		return -EINVAL;
 	r = &q->recv[index];
-	r->dma = ib_dma_map_single(q->dev, buf, len, DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(q->dev, r->dma))
+	if (srpt_glue_dma_map(q->dev, buf, len, DMA_FROM_DEVICE, &r->dma))
 		return -ENOMEM;
 	r->len = len;
 	r->mapped = true;
@@ -132,19 +133,9 @@ int srpt_dp_srq_map_recv(struct srpt_dp_srq *q, uint32_t index, void *buf,
 int srpt_dp_srq_post_recv(struct srpt_dp_srq *q, uint32_t index)
 {
 	struct srpt_glue_srq_recv *r = &q->recv[index];
-	struct ib_sge sge = {
-		.addr = r->dma,
-		.length = r->len,
-		.lkey = q->lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
 
-	ib_dma_sync_single_for_device(q->dev, r->dma, r->len, DMA_FROM_DEVICE);
-	return ib_post_srq_recv(q->srq, &wr, NULL);
+	return srpt_glue_post_recv(q->dev, NULL, q->srq, &r->cqe, r->dma,
+				   r->len, q->lkey);
 }
 
 void srpt_dp_srq_destroy(struct srpt_dp_srq *q)

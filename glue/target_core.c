@@ -5,6 +5,8 @@
  * command callbacks (configfs/fabric.c points its template here), each of
  * which recovers the send context with container_of and calls the core.
  */
+#include "pr_fmt.h"
+
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
 #include <target/target_core_base.h>

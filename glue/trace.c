@@ -5,6 +5,8 @@
  * tracepoints that are enabled, so that the core builds no event while
  * none is.
  */
+#include "pr_fmt.h"
+
 #include <linux/atomic.h>
 
 #include <srpt/trace.h>

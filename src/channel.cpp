@@ -9,6 +9,7 @@
  * See include/srpt/channel.hpp and docs/data-path.md.
  */
 #include <srpt/channel.hpp>
+#include <srpt/channel_registry.hpp>
 #include <srpt/hex_format.hpp>
 #include <srpt/log.hpp>
 #include <srpt/trace.h>

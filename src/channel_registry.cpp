@@ -4,10 +4,10 @@
  * (one mutex: a login publishes its channel, the release unlinks it,
  * configfs and device removal disconnect by port or device, the ACL info
  * file lists them), and the registry singleton that srpt_core_dp_init()
- * creates. See include/srpt/channel.hpp.
+ * creates. See include/srpt/channel_registry.hpp.
  */
 #include <srpt/channel.hpp>
-#include <srpt/cm_handler.hpp>
+#include <srpt/channel_registry.hpp>
 #include <srpt/log.hpp>
 
 namespace srpt

@@ -10,6 +10,7 @@
  * (Channel::OnCmEvent, channel.cpp).
  */
 #include <srpt/channel.hpp>
+#include <srpt/channel_registry.hpp>
 #include <srpt/cm_handler.hpp>
 #include <srpt/hex_format.hpp>
 #include <srpt/iu_build.hpp>

@@ -15,6 +15,7 @@
  * here until the device's channels are released.
  */
 #include <srpt/channel.hpp>
+#include <srpt/channel_registry.hpp>
 #include <srpt/cm_handler.hpp>
 #include <srpt/core_api.h>
 #include <srpt/datapath_api.hpp>

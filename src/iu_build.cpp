@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Builders of target IUs: see include/srpt/iu_build.hpp. */
-#include "srpt/iu_build.hpp"
+#include <srpt/iu_build.hpp>
 
 namespace srpt
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Parsing of initiator IUs: see include/srpt/iu_parse.hpp for the rules. */
-#include "srpt/iu_parse.hpp"
+#include <srpt/iu_parse.hpp>
 
 namespace srpt
 {

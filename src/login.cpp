@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* SRP_LOGIN_REQ validation and negotiation: see include/srpt/login.hpp. */
-#include "srpt/login.hpp"
+#include <srpt/login.hpp>
 
 namespace srpt
 {

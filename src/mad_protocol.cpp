@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Device-management MAD handling: see include/srpt/mad_protocol.hpp. */
-#include "srpt/mad_protocol.hpp"
+#include <srpt/mad_protocol.hpp>
 
 namespace srpt
 {

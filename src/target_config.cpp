@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <srpt/cm_handler.hpp>
+#include <srpt/channel_registry.hpp>
 #include <srpt/hex_format.hpp>
 #include <srpt/kstrto.hpp>
 #include <srpt/log.hpp>

@@ -49,12 +49,6 @@ struct LoginResult {
 };
 
 /*
- * Disconnects every channel of @port (a disabled port logs out). Defined
- * with the registry, in src/channel_registry.cpp.
- */
-void DisconnectPortChannels(Port &port);
-
-/*
  * The whole login of either CM: one implementation, two entry points
  * that say where it came from.
  * RDMA/CM (srpt_core_dp_rdma_cm_req): @pdata is srp_login_req_rdma;

@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srpt/iu_parse.hpp"
-#include "srpt/login.hpp"
-#include "srpt/scsi.hpp"
-#include "srpt/wire/srp.hpp"
+#include <srpt/iu_parse.hpp>
+#include <srpt/login.hpp>
+#include <srpt/scsi.hpp>
+#include <srpt/wire/srp.hpp>
 
 namespace srpt
 {

@@ -55,9 +55,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srpt/login.hpp"
-#include "srpt/scsi.hpp"
-#include "srpt/wire/srp.hpp"
+#include <srpt/login.hpp>
+#include <srpt/scsi.hpp>
+#include <srpt/wire/srp.hpp>
 
 namespace srpt
 {

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srpt/wire/srp.hpp"
+#include <srpt/wire/srp.hpp>
 
 namespace srpt
 {

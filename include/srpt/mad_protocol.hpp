@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srpt/wire/dm_mad.hpp"
+#include <srpt/wire/dm_mad.hpp>
 
 namespace srpt
 {

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srpt/iu_build.hpp"
-#include "srpt/iu_parse.hpp"
+#include <srpt/iu_build.hpp>
+#include <srpt/iu_parse.hpp>
 
 using namespace srpt;
 

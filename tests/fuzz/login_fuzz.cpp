@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srpt/iu_build.hpp"
-#include "srpt/login.hpp"
+#include <srpt/iu_build.hpp>
+#include <srpt/login.hpp>
 
 using namespace srpt;
 

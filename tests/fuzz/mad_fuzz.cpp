@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srpt/mad_protocol.hpp"
+#include <srpt/mad_protocol.hpp>
 
 using namespace srpt;
 

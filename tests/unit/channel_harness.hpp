@@ -450,6 +450,37 @@ struct FullChannel : Harness {
 				return sv.s;
 		return nullptr;
 	}
+	/*
+	 * The send-completion race: answers command @tag, and when that
+	 * response is posted the initiator spends the credit it returned on
+	 * command @next at once, before the send completes (@next waits
+	 * when no send context is free). Respond()'s status.
+	 */
+	Status RespondThenDeliver(uint64_t tag, uint64_t next)
+	{
+		const Status st = Respond(CtxOf(tag));
+		if (st == Status::kOk)
+			Deliver(kOpCmd, next);
+		return st;
+	}
+	/*
+	 * Answers commands 1..credits, then the initiator spends every
+	 * credit the responses returned at once, on commands credits+1 ..
+	 * 2 * credits: they wait, no send context being free until a send
+	 * completes. Respond()'s first failure, before any delivery.
+	 */
+	Status RespondAllThenSpendTheCredits()
+	{
+		const uint64_t n = static_cast<uint64_t>(core.login_credits());
+		for (uint64_t t = 1; t <= n; t++) {
+			const Status st = Respond(CtxOf(t));
+			if (st != Status::kOk)
+				return st;
+		}
+		for (uint64_t t = n + 1; t <= 2 * n; t++)
+			Deliver(kOpCmd, t);
+		return Status::kOk;
+	}
 };
 
 inline IuClass FakeEnv::ClassifyIu(const RecvCtx &r)

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <srpt/channel_registry.hpp>
+
 namespace srpt
 {
 namespace

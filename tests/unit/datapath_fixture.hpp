@@ -157,6 +157,15 @@ protected:
 		EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
 	}
 
+	/* Every answer completed: all 128 credits and send contexts back. */
+	static void ExpectCreditsAndSendContextsBack(Channel *ch)
+	{
+		srpt_dp_stats st{};
+		srpt_core_dp_get_stats(ch, &st);
+		EXPECT_EQ(st.req_lim, 128);
+		ExpectSendContextsFree(ch);
+	}
+
 	/*
 	 * One send context: a live channel gets two commands, the second
 	 * waits for the first's send completion, both are answered, then

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "srpt/iu_build.hpp"
+#include <srpt/iu_build.hpp>
 
 namespace srpt
 {

@@ -14,7 +14,7 @@
 #include <ostream>
 #include <vector>
 
-#include "srpt/iu_parse.hpp"
+#include <srpt/iu_parse.hpp>
 
 namespace srpt
 {

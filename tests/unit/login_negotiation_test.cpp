@@ -9,8 +9,8 @@
 #include <ostream>
 #include <vector>
 
-#include "srpt/iu_build.hpp"
-#include "srpt/login.hpp"
+#include <srpt/iu_build.hpp>
+#include <srpt/login.hpp>
 
 namespace srpt
 {

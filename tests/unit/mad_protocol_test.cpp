@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "srpt/mad_protocol.hpp"
+#include <srpt/mad_protocol.hpp>
 
 namespace srpt
 {

@@ -59,11 +59,8 @@ TEST(SendCompletionRace, IuBeforeSendCompletionWaitsThenIsServed)
 TEST(SendCompletionRace, QueuedIusServedOneAtATimeInArrivalOrder)
 {
 	FullChannel h(3);
-	for (uint64_t t = 1; t <= 3; t++)
-		ASSERT_EQ(h.Respond(h.CtxOf(t)), Status::kOk);
 	/* All three credits are back with the initiator, no context free. */
-	for (uint64_t t = 4; t <= 6; t++)
-		h.Deliver(kOpCmd, t);
+	ASSERT_EQ(h.RespondAllThenSpendTheCredits(), Status::kOk);
 	EXPECT_EQ(h.core.Stats().wait_depth, 3u);
 	EXPECT_EQ(h.served.size(), 3u);
 	for (size_t done = 1; done <= 3; done++) {
@@ -111,8 +108,7 @@ TEST(SendCompletionRace, SendCompletionThenLastRefDropRerunsWaitList)
 {
 	FullChannel h(1);
 	h.put_releases = false;
-	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	h.Deliver(kOpCmd, 2);
+	ASSERT_EQ(h.RespondThenDeliver(1, 2), Status::kOk);
 	h.CompleteNext(); /* send done: the reference drop is still to come */
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1}));
 	EXPECT_EQ(h.core.Stats().wait_depth, 1u);
@@ -141,8 +137,7 @@ TEST(SendCompletionRace, SendCompletionThenLastRefDropRerunsWaitList)
 TEST(SendCompletionRace, LastRefDropThenSendCompletionRerunsWaitList)
 {
 	FullChannel h(1);
-	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	h.Deliver(kOpCmd, 2);
+	ASSERT_EQ(h.RespondThenDeliver(1, 2), Status::kOk);
 	SendCtx *s1 = h.CtxOf(1);
 	EXPECT_EQ(h.core.Stats().released_wrs_posted, 0u);
 	h.core.ReleaseCmd(*s1); /* WR outstanding: freed on completion */
@@ -172,10 +167,7 @@ TEST(SendCompletionRace, OneKickServesEveryFreedContextOnce)
 {
 	FullChannel h(2);
 	h.put_releases = false;
-	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	ASSERT_EQ(h.Respond(h.CtxOf(2)), Status::kOk);
-	h.Deliver(kOpCmd, 3);
-	h.Deliver(kOpCmd, 4);
+	ASSERT_EQ(h.RespondAllThenSpendTheCredits(), Status::kOk);
 	h.CompleteNext();
 	h.DropLastRef(h.CtxOf(1)); /* frees ctx: kick */
 	EXPECT_EQ(h.kicks, 1);

@@ -45,8 +45,7 @@ TEST(SendDoneAtomic, NothingWaitingReturnsTheContextWithoutAKick)
 TEST(SendDoneAtomic, WaitingIuIsServedByTheWorkItemNotInline)
 {
 	FullChannel h(2);
-	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	h.Deliver(kOpCmd, 3);
+	ASSERT_EQ(h.RespondThenDeliver(1, 3), Status::kOk);
 	EXPECT_EQ(h.core.Stats().wait_depth, 1u);
 	EXPECT_TRUE(h.CompleteNextAtomic());
 	EXPECT_EQ(h.ServedTags(), (std::vector<uint64_t>{1, 2}))
@@ -80,10 +79,7 @@ TEST(SendDoneAtomic, WaitingIuIsServedByTheWorkItemNotInline)
 TEST(SendDoneAtomic, IusFreedInABurstAreServedInArrivalOrderByOneKick)
 {
 	FullChannel h(3);
-	for (uint64_t t = 1; t <= 3; t++)
-		ASSERT_EQ(h.Respond(h.CtxOf(t)), Status::kOk);
-	for (uint64_t t = 4; t <= 6; t++)
-		h.Deliver(kOpCmd, t);
+	ASSERT_EQ(h.RespondAllThenSpendTheCredits(), Status::kOk);
 	for (int i = 0; i < 3; i++) {
 		EXPECT_TRUE(h.CompleteNextAtomic());
 		h.ExpectInvariants();
@@ -140,8 +136,7 @@ TEST(SendDoneAtomic, ReferenceStillHeldLeavesTheFreeToTheLastDrop)
 {
 	FullChannel h(1);
 	h.put_releases = false;
-	ASSERT_EQ(h.Respond(h.CtxOf(1)), Status::kOk);
-	h.Deliver(kOpCmd, 2);
+	ASSERT_EQ(h.RespondThenDeliver(1, 2), Status::kOk);
 	EXPECT_TRUE(h.CompleteNextAtomic());
 	EXPECT_EQ(h.core.Stats().send_ctx_free, 0u);
 	EXPECT_EQ(h.kicks, 0);

@@ -8,6 +8,8 @@
 
 #include <vector>
 
+#include <srpt/channel_registry.hpp>
+
 namespace srpt
 {
 namespace

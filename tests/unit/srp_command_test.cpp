@@ -43,9 +43,7 @@ TEST_F(DataPathFixture, CommandRoundTripReturnsTheCredit)
 	host::Script().put_releases = true;
 	srpt::host::SendDone(ch, idx, true);
 	EXPECT_EQ(f.put, (std::vector<uint32_t>{idx}));
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.req_lim, 128);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectCreditsAndSendContextsBack(ch);
 	EXPECT_EQ(f.posted_recv.size(), 129u); /* the buffer was reposted */
 }
 
@@ -74,7 +72,7 @@ TEST_F(DataPathFixture, ResponseThatCannotBePostedDisconnects)
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.responses_lost, 1u);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectSendContextsFree(ch);
 	Receive(ch, TestUnitReady(0x32), 1);
 	EXPECT_EQ(f.submitted_index.size(), 1u);
 	srpt_core_dp_cm_event(ch, SRPT_DP_CM_DISCONNECTED);
@@ -99,10 +97,7 @@ TEST_F(DataPathFixture, MalformedCommandIsAnsweredByTheTransport)
 	EXPECT_EQ(s.buf()[19], 0x02);	     /* status CHECK CONDITION */
 	EXPECT_EQ(s.buf()[18] & 0x02, 0x02); /* SNSVALID */
 	srpt::host::SendDone(ch, idx, true);
-	srpt_dp_stats st{};
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.req_lim, 128);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectCreditsAndSendContextsBack(ch);
 }
 
 /*
@@ -121,9 +116,9 @@ TEST_F(DataPathFixture, TruncatedCommandIsDroppedAndItsCreditReturned)
 	Receive(ch, iu, 0);
 	EXPECT_TRUE(f.submitted.empty());
 	EXPECT_TRUE(f.posted_send.empty());
+	ExpectSendContextsFree(ch);
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
 	EXPECT_EQ(st.req_lim, 127);
 	EXPECT_EQ(f.posted_recv.size(), 129u); /* the buffer was reposted */
 
@@ -185,10 +180,7 @@ TEST_F(DataPathFixture, CommandLioRefusesIsAnsweredBusy)
 	EXPECT_EQ(s.buf()[19], 0x08); /* BUSY */
 	srpt::host::SendDone(ch, f.posted_send[0], true);
 	EXPECT_EQ(f.put.size(), 1u); /* released without the target core */
-	srpt_dp_stats st{};
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.req_lim, 128);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectCreditsAndSendContextsBack(ch);
 }
 
 TEST_F(DataPathFixture, ReadCommandChainsItsRdmaWrites)
@@ -359,10 +351,7 @@ TEST_F(DataPathFixture, DescriptorListWithoutMemoryIsAnsweredBusy)
 	EXPECT_EQ(s.buf()[8], 0x77);  /* its tag */
 	EXPECT_EQ(s.buf()[19], 0x08); /* BUSY */
 	srpt::host::SendDone(ch, f.posted_send[0], true);
-	srpt_dp_stats st{};
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.req_lim, 128);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectCreditsAndSendContextsBack(ch);
 }
 
 /* SRP's task attribute codes reach the glue as SAM attributes. */
@@ -472,9 +461,7 @@ TEST_F(DataPathFixture, ImmediateDataStartsOnAPageBoundaryInEveryReceiveBuffer)
 		f.submitted.clear();
 		f.submitted_index.clear();
 	}
-	srpt_dp_stats st{};
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectSendContextsFree(ch);
 }
 
 } // namespace

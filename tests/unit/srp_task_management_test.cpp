@@ -37,7 +37,7 @@ TEST_F(DataPathFixture, TaskManagementResponseThatCannotBePostedDisconnects)
 	srpt_dp_stats st{};
 	srpt_core_dp_get_stats(ch, &st);
 	EXPECT_EQ(st.responses_lost, 1u);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectSendContextsFree(ch);
 }
 
 TEST_F(DataPathFixture, TaskManagementAndAbortedTaskCredit)
@@ -65,10 +65,7 @@ TEST_F(DataPathFixture, TaskManagementAndAbortedTaskCredit)
 	SendCtx &s = ch->core().send_ring()[tmr];
 	EXPECT_EQ(GetBe(s.buf() + 4, 4), 2u); /* its own + the aborted one */
 	srpt::host::SendDone(ch, tmr, true);
-	srpt_dp_stats st{};
-	srpt_core_dp_get_stats(ch, &st);
-	EXPECT_EQ(st.req_lim, 128);
-	EXPECT_EQ(st.send_ctx_free, st.send_ctx_total);
+	ExpectCreditsAndSendContextsBack(ch);
 }
 
 TEST_F(DataPathFixture, UnsupportedTaskManagementFunctionIsNotSubmitted)

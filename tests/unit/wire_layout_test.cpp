@@ -10,9 +10,9 @@
 #include <bit>
 #include <cstring>
 
-#include "srpt/wire/dm_mad.hpp"
-#include "srpt/wire/endian.hpp"
-#include "srpt/wire/srp.hpp"
+#include <srpt/wire/dm_mad.hpp>
+#include <srpt/wire/endian.hpp>
+#include <srpt/wire/srp.hpp>
 
 namespace srpt::wire
 {

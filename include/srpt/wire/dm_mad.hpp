@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <type_traits>
 
-#include "srpt/wire/endian.hpp"
+#include <srpt/wire/endian.hpp>
 
 namespace srpt::wire
 {
