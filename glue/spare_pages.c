@@ -65,6 +65,8 @@
  * its send context for the next one (up to SRPT_KEEP_SG entries; longer
  * ones are per command, their pages from and to the pool).
  */
+#include "pr_fmt.h"
+
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <target/target_core_fabric.h>
