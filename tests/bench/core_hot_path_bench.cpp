@@ -27,6 +27,7 @@
 #include <srpt/datapath/wait_list.hpp>
 #include <srpt/iu_build.hpp>
 #include <srpt/iu_parse.hpp>
+#include "null_env.hpp"
 
 namespace srpt
 {
@@ -84,37 +85,10 @@ void BM_WaitListDepth64(benchmark::State &state)
 }
 BENCHMARK(BM_WaitListDepth64);
 
-/* The cheapest environment: every hook does the minimum. */
-struct NullEnv {
-	ChannelCore<NullEnv> *core = nullptr;
-	RecvCtx *posted = nullptr;
-
-	IuClass ClassifyIu(const RecvCtx &r)
-	{
-		return ClassifySrpIu(r.buf(), r.byte_len());
-	}
-	Status PostRecv(RecvCtx &r)
-	{
-		posted = &r;
-		return Status::kOk;
-	}
-	Status PostResponse(SendCtx &s, uint32_t, int32_t delta)
-	{
-		s.buf()[4] = static_cast<uint8_t>(delta);
-		return Status::kOk;
-	}
-	Status PostRdmaRead(SendCtx &, uint32_t) { return Status::kOk; }
-	Status PostZeroLengthWrite() { return Status::kOk; }
-	void PutCmd(SendCtx &s) { core->ReleaseCmd(s); }
-	void KickWaitList() {}
-	void ResponseLost() {}
-	void StateChanged(ChannelState, ChannelState) {}
-};
 
 void BM_ChannelCommand(benchmark::State &state)
 {
 	ChannelCore<NullEnv> core;
-	core.env().core = &core;
 	ChannelConfig cfg;
 	cfg.credits = 128;
 	cfg.rsp_buf_size = 256;

@@ -22,7 +22,7 @@
 #include "datapath_fixture.hpp"
 
 #include <cstdlib>
-#include <srpt/datapath/channel_core.hpp>
+#include "null_env.hpp"
 
 #ifndef COST_GATE_EXTRA
 #define COST_GATE_EXTRA 0
@@ -54,39 +54,10 @@ extern "C" [[gnu::noinline]] uint32_t CostGateCommand(srpt_core_ch *ch,
 	return index;
 }
 
-namespace srpt::dp_test
-{
-
-/* The cheapest environment of the channel core: every hook does nothing. */
-struct NullEnv {
-	RecvCtx *posted = nullptr;
-	IuClass ClassifyIu(const RecvCtx &r)
-	{
-		return ClassifySrpIu(r.buf(), r.byte_len());
-	}
-	Status PostRecv(RecvCtx &r)
-	{
-		posted = &r;
-		return Status::kOk;
-	}
-	Status PostResponse(SendCtx &s, uint32_t, int32_t delta)
-	{
-		s.buf()[4] = static_cast<uint8_t>(delta);
-		return Status::kOk;
-	}
-	Status PostRdmaRead(SendCtx &, uint32_t) { return Status::kOk; }
-	Status PostZeroLengthWrite() { return Status::kOk; }
-	void PutCmd(SendCtx &) {}
-	void KickWaitList() {}
-	void ResponseLost() {}
-	void StateChanged(ChannelState, ChannelState) {}
-};
-
-} // namespace srpt::dp_test
 
 /* The channel core's part of one command (as BM_ChannelCommand). */
 extern "C" [[gnu::noinline]] bool
-CostGateCore(srpt::ChannelCore<srpt::dp_test::NullEnv> &core)
+CostGateCore(srpt::ChannelCore<srpt::NullEnv> &core)
 {
 	using namespace srpt;
 	RecvCtx &r = *core.env().posted;
