@@ -223,7 +223,7 @@ rdma_rw_ctx_wrs rdma_rw_ctx_destroy target_init_cmd target_submit_prep
 target_submit target_execute_cmd target_complete_cmd
 transport_generic_free_cmd target_put_sess_cmd target_alloc_sgl
 target_free_sgl srp_queuecommand srp_recv_done srp_send_done
-srpt_spin_lock_irqsave srpt_rx_work srpt_rx_cq_event
+srpt_spin_lock_irqsave srpt_rx_work srpt_glue_rx_cq_event srpt_kick_work
 ib_cq_completion_workqueue process_one_work schedule"
 
 # census_add: one kprobe event per function (group srptcensus), enabled;
