@@ -7,7 +7,9 @@
 #     /lib/modules/<kver>/updates/dkms/; `dkms status` says installed; the
 #     modinfo version is the package's; a kernel the package does not
 #     support (a stand-in 6.99 tree) is named as skipped; `man 9
-#     srpt_send_done` and `man 4 ib_srpt` open;
+#     srpt_send_done` and `man 4 ib_srpt` open; with a warning injected
+#     into the installed source, `dkms build` still builds it (no -Werror
+#     in what users compile);
 #  3. dpkg --purge: the file tree is exactly what it was before install;
 #  4. installed again, the image boots and the e2e scenario runs on the
 #     DKMS-built module (SRPT=dkms: modprobe must resolve updates/dkms/ and
@@ -131,6 +133,23 @@ for page in "9 srpt_send_done" "4 ib_srpt"; do
 		bad "man $page: $(echo "$txt" | head -2)"
 	fi
 done
+
+# A warning a newer compiler finds must not leave an administrator without
+# a module: the package builds without -Werror (docs/build.md,
+# "Warnings"). An unused variable in the installed source; DKMS rebuilds
+# it, prints the warning and builds the module; the source is put back.
+src=$mnt/usr/src/ib-srpt-$ver/glue/module.c
+cp "$src" "$out/module.c.orig"
+printf '\nint srpt_dkms_warning_probe(void);\nint srpt_dkms_warning_probe(void)\n{\n\tint srpt_dkms_unused;\n\n\treturn 0;\n}\n' >>"$src"
+if in_root dkms build -m ib-srpt -v "$ver" -k "$KVER" --force >"$out/warning-build.log" 2>&1 &&
+	grep -q "unused variable 'srpt_dkms_unused'" "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log" &&
+	! grep -q -- '-Werror=unused' "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log"; then
+	pass "a warning injected into glue/module.c: DKMS builds the module and prints it ($(grep -c 'warning:' "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log") warning)"
+else
+	cp "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log" "$out/warning-make.log" 2>/dev/null
+	bad "a warning injected into glue/module.c: the DKMS build failed or printed no warning (see $out/warning-build.log, $out/warning-make.log)"
+fi
+cp "$out/module.c.orig" "$src"
 
 # 3. Purge leaves nothing behind.
 if in_root dpkg --purge ib-srpt-dkms >"$out/purge.log" 2>&1; then
