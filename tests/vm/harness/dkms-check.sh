@@ -141,12 +141,14 @@ done
 src=$mnt/usr/src/ib-srpt-$ver/glue/module.c
 cp "$src" "$out/module.c.orig"
 printf '\nint srpt_dkms_warning_probe(void);\nint srpt_dkms_warning_probe(void)\n{\n\tint srpt_dkms_unused;\n\n\treturn 0;\n}\n' >>"$src"
+# DKMS keeps a successful build's log with the built module.
+mlog=$mnt/var/lib/dkms/ib-srpt/$ver/$KVER/$(uname -m)/log/make.log
 if in_root dkms build -m ib-srpt -v "$ver" -k "$KVER" --force >"$out/warning-build.log" 2>&1 &&
-	grep -q "unused variable 'srpt_dkms_unused'" "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log" &&
-	! grep -q -- '-Werror=unused' "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log"; then
-	pass "a warning injected into glue/module.c: DKMS builds the module and prints it ($(grep -c 'warning:' "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log") warning)"
+	grep -q "unused variable 'srpt_dkms_unused'" "$mlog" &&
+	! grep -q -- '-Werror=unused' "$mlog"; then
+	pass "a warning injected into glue/module.c: DKMS builds the module and prints it ($(grep -c 'warning:' "$mlog") warning)"
 else
-	cp "$mnt/var/lib/dkms/ib-srpt/$ver/build/make.log" "$out/warning-make.log" 2>/dev/null
+	cp "$mlog" "$out/warning-make.log" 2>/dev/null
 	bad "a warning injected into glue/module.c: the DKMS build failed or printed no warning (see $out/warning-build.log, $out/warning-make.log)"
 fi
 cp "$out/module.c.orig" "$src"
