@@ -141,6 +141,17 @@ protected:
 				       static_cast<uint32_t>(iu.size()), true);
 	}
 
+	/*
+	 * Answers every command glue channel @f submitted GOOD; then every
+	 * send context is back.
+	 */
+	static void AnswerAllGood(Channel *ch, const host::FakeCh &f)
+	{
+		for (const uint32_t idx : f.submitted_index)
+			AnswerGood(ch, idx);
+		ExpectSendContextsFree(ch);
+	}
+
 	/* Answers command @index GOOD and completes the response's send. */
 	static void AnswerGood(Channel *ch, uint32_t index)
 	{

@@ -318,9 +318,7 @@ TEST_F(DataPathFixture, GlueGetsEveryDescriptorInCpuOrder)
 			EXPECT_EQ(d[i].len, 512u);
 		}
 	}
-	for (const uint32_t idx : f.submitted_index)
-		AnswerGood(ch, idx);
-	ExpectSendContextsFree(ch);
+	AnswerAllGood(ch, f);
 }
 
 /* A long list whose copy cannot be allocated is answered BUSY. */
@@ -375,9 +373,7 @@ TEST_F(DataPathFixture, TaskAttributeReachesTheGlueAsSamAttribute)
 		ASSERT_EQ(f.submitted.size(), index);
 		EXPECT_EQ(f.submitted.back().task_attr, c.sam) << int{c.srp};
 	}
-	for (const uint32_t idx : f.submitted_index)
-		AnswerGood(ch, idx);
-	ExpectSendContextsFree(ch);
+	AnswerAllGood(ch, f);
 }
 
 TEST_F(DataPathFixture, WriteCommandReadsThenExecutes)
