@@ -89,17 +89,10 @@ BENCHMARK(BM_WaitListDepth64);
 void BM_ChannelCommand(benchmark::State &state)
 {
 	ChannelCore<NullEnv> core;
-	ChannelConfig cfg;
-	cfg.credits = 128;
-	cfg.rsp_buf_size = 256;
-	cfg.req_buf_size = 8276;
-	cfg.sq_size = 4096;
-	if (core.Init(cfg, Gfp::kKernel) != Status::kOk) {
+	if (!StartMeasuredCore(core)) {
 		state.SkipWithError("init");
 		return;
 	}
-	(void)core.PostInitialReceives();
-	(void)core.OnRtu();
 	NullEnv &env = core.env();
 	for (auto _ : state) {
 		RecvCtx &r = *env.posted;

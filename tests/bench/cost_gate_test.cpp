@@ -87,14 +87,7 @@ TEST(CostGate, CoreCommands)
 	const char *n_env = std::getenv("COST_GATE_N");
 	const uint32_t n = n_env ? std::strtoul(n_env, nullptr, 0) : 1000;
 	ChannelCore<NullEnv> core;
-	ChannelConfig cfg;
-	cfg.credits = 128;
-	cfg.rsp_buf_size = 256;
-	cfg.req_buf_size = 8276;
-	cfg.sq_size = 4096;
-	ASSERT_EQ(core.Init(cfg, Gfp::kKernel), Status::kOk);
-	ASSERT_EQ(core.PostInitialReceives(), Status::kOk);
-	ASSERT_TRUE(core.OnRtu());
+	ASSERT_TRUE(StartMeasuredCore(core));
 	const uint64_t locks0 = host::SpinLockAcquisitions();
 	for (uint32_t i = 0; i < n; i++) {
 		core.env().posted->buf()[0] = 0x02; /* SRP_CMD, by the HCA */

@@ -39,6 +39,21 @@ struct NullEnv {
 	void StateChanged(ChannelState, ChannelState) {}
 };
 
+/*
+ * A live channel core as a login makes one (128 credits, 8 KiB receive
+ * buffers, every receive posted): the measurements' one set-up.
+ */
+inline bool StartMeasuredCore(ChannelCore<NullEnv> &core)
+{
+	ChannelConfig cfg;
+	cfg.credits = 128;
+	cfg.rsp_buf_size = 256;
+	cfg.req_buf_size = 8276;
+	cfg.sq_size = 4096;
+	return core.Init(cfg, Gfp::kKernel) == Status::kOk &&
+	       core.PostInitialReceives() == Status::kOk && core.OnRtu();
+}
+
 } // namespace srpt
 
 #endif
