@@ -2,6 +2,8 @@
 # Every check either passes or ends the scenario with "FAIL: <why>".
 # shellcheck shell=bash
 
+# where this file is: /srpt in the guest, tests/vm/guest for the host self-tests
+GUEST_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CFG=/sys/kernel/config/target
 SRPT_CFG=$CFG/srpt
 KVER_G=$(uname -r)
@@ -619,34 +621,16 @@ dmesg_bad() { # stdin: dmesg lines -> the bad ones
 	grep -E "$BAD_DMESG" | grep -vE "$DMESG_BANNERS"
 }
 # dmesg_where: stdin: dmesg -> one line saying where the first bad line's
-# report happened (task, workqueue, RIP lines, the reliable frames of its
-# trace), so that a failure in CI, where only the reason line is printed,
-# can be read without the guest's artifacts.
+# report happened (report-where.awk: task, workqueue, RIP lines, the
+# reliable frames of its trace), so that a failure in CI, where only the
+# reason line is printed, can be read without the guest's artifacts.
 dmesg_where() {
 	local log first n
 	log=$(cat)
 	first=$(printf '%s\n' "$log" | dmesg_bad | head -1)
 	[ -n "$first" ] || return 0
 	n=$(printf '%s\n' "$log" | grep -nF -- "$first" | head -1 | cut -d: -f1)
-	printf '%s\n' "$log" | tail -n +"$((n + 1))" | head -n 80 | awk '
-		{ sub(/^\[ *[0-9.]+\] ?/, "") }
-		/end trace/ { exit }
-		!comm && match($0, /Comm: [^ ]+/) { comm = substr($0, RSTART + 6, RLENGTH - 6) }
-		!wq && /^Workqueue: / { wq = $2 " " $3 }
-		/^RIP: [0-9]+:/ && nrip < 2 {
-			r = substr($2, 6); sub(/\/0x[0-9a-f]+$/, "", r); rip = rip (nrip++ ? ", " : "") r
-		}
-		/^ *[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+/ && nf < 8 {
-			f = $1; sub(/\/0x[0-9a-f]+$/, "", f); tr = tr (nf++ ? " < " : "") f
-		}
-		END {
-			out = ""
-			if (comm) out = "task " comm
-			if (wq) out = out (out ? "; " : "") "workqueue " wq
-			if (rip) out = out (out ? "; " : "") "RIP " rip
-			if (tr) out = out (out ? "; " : "") "trace " tr
-			print out
-		}'
+	printf '%s\n' "$log" | tail -n +"$((n + 1))" | head -n 80 | awk -f "$GUEST_LIB_DIR/report-where.awk"
 }
 # dmesg_mark: writes a line of its own into the kernel log and prints it;
 # dmesg_since MARK prints what the kernel logged after that line. Counting

@@ -155,7 +155,7 @@ elif [ "${#tests[@]}" = 0 ]; then
 fi
 kre='^\[ *[0-9]+\.[0-9]{6}\] .*(Oops|BUG:|Kernel panic)'
 if grep -aqE "$kre" "$dir/serial.log" 2>/dev/null; then
-	verdict_extra="${verdict_extra:+$verdict_extra; }kernel: $(grep -aE "$kre" "$dir/serial.log" | head -1)"
+	verdict_extra="${verdict_extra:+$verdict_extra; }kernel: $(kernel_report "$dir/serial.log" "$kre")"
 fi
 # Count again outside the pipeline (the loop ran in a subshell).
 passed=$(awk '$2=="PASS"' "$table" | wc -l)

@@ -55,7 +55,7 @@ make_payload() {
 	local dir=$1 scenario=$2 role=$3 with_port=$4; shift 4
 	local p="$dir/pl/payload"
 	rm -rf "$dir/pl"; mkdir -p "$p/scenarios" "$p/port"
-	cp "$VM_DIR"/guest/*.sh "$p/"
+	cp "$VM_DIR"/guest/*.sh "$VM_DIR"/guest/*.awk "$p/"
 	cp "$VM_DIR"/guest/scenarios/*.sh "$p/scenarios/"
 	if [ "$with_port" = 1 ]; then cp "$SRPT_KO" "$p/port/ib_srpt.ko"; fi
 	# PAYLOAD_MODULES: test modules built for the guest's kernel (the
@@ -168,6 +168,18 @@ dump_guest_cpus() {
 		${GUEST_SYSTEM_MAP:+--system-map "$GUEST_SYSTEM_MAP"} >"$dir/cpu-dump.txt" 2>&1 ||
 		echo "vCPUs: cpu_dump.py failed (exit $?)" >>"$dir/cpu-dump.txt"
 	echo "$why: $(head -1 "$dir/cpu-dump.txt") (cpu-dump.txt)" >>"$dir/qemu.log"
+}
+
+# kernel_report SERIAL ERE: the first console line matching ERE, and where
+# that report happened (guest/report-where.awk, as the guest's dmesg gate
+# says it), on one line: the verdict of a crashed or hung guest is all CI
+# prints of it.
+kernel_report() {
+	local serial=$1 re=$2 n where
+	n=$(grep -anE "$re" "$serial" | head -1 | cut -d: -f1)
+	[ -n "$n" ] || return 0
+	where=$(tail -n +"$((n + 1))" "$serial" | awk -f "$VM_DIR/guest/report-where.awk")
+	printf '%s%s\n' "$(sed -n "${n}p" "$serial" | tr -d '\r')" "${where:+ [$where]}"
 }
 
 # monitor_cleanup DIR: the monitor socket start_guest made, once the guest is gone

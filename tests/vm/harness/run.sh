@@ -105,7 +105,7 @@ guest_verdict() {
 		kre='^\[ *[0-9]+\.[0-9]{6}\] .*(Oops|BUG:|Kernel panic|WARNING:|KASAN|KFENCE|ODEBUG:|possible circular locking dependency|inconsistent lock state|possible recursive locking|sleeping function called from invalid context|list_add corruption|list_del corruption|suspicious RCU usage|kmemleak: [0-9]+ new suspected)'
 	if grep -aqE "$kre" "$dir/serial.log" 2>/dev/null; then
 		VERDICT=FAIL
-		REASON="${REASON:+$REASON; }kernel: $(grep -aE "$kre" "$dir/serial.log" | head -1)"
+		REASON="${REASON:+$REASON; }kernel: $(kernel_report "$dir/serial.log" "$kre")"
 	fi
 }
 

@@ -83,6 +83,27 @@ where_case 'task kworker/u8:1; workqueue ib-comp-unb-wq ib_cq_poll_work; RIP exc
 [  226.753918]  not_a_frame_after_the_end+0x1/0x2'
 where_case '' '[    1.0] all quiet'
 
+# The host's kernel_report (harness/common.sh): the same summary from a
+# crashed or hung guest's serial log, after the report's first line.
+KVER=selftest . "$VM_DIR/harness/common.sh"
+serial=$(mktemp)
+printf '%s\r\n' 'guest: scenario output' \
+	'[   84.768996] watchdog: BUG: soft lockup - CPU#1 stuck for 48s! [bash:153]' \
+	'[   84.769010] CPU: 1 PID: 153 Comm: bash Tainted: G           OE      6.1.0-57-amd64 #1' \
+	'[   84.769020] RIP: 0010:smp_call_function_many_cond+0xf1/0x3d0' \
+	'[   84.769030] Call Trace:' '[   84.769031]  <TASK>' \
+	'[   84.769032]  ? text_poke_memset+0x10/0x10' \
+	'[   84.769033]  on_each_cpu_cond_mask+0x24/0x40' \
+	'[   84.769034]  text_poke_bp_batch+0xbe/0x2a0' '[   84.769036]  </TASK>' >"$serial"
+got=$(kernel_report "$serial" '^\[ *[0-9]+\.[0-9]{6}\] .*(Oops|BUG:|Kernel panic)')
+want='[   84.768996] watchdog: BUG: soft lockup - CPU#1 stuck for 48s! [bash:153] [task bash; RIP smp_call_function_many_cond+0xf1; trace on_each_cpu_cond_mask+0x24 < text_poke_bp_batch+0xbe]'
+if [ "$got" = "$want" ]; then
+	passed=$((passed + 1)); echo "PASS kernel_report: $got"
+else
+	failed=$((failed + 1)); echo "FAIL kernel_report: expected '$want', got '$got'"
+fi
+rm -f "$serial"
+
 # dmesg_since MARK: the lines after the mark, whatever the log's length; a
 # mark the log no longer holds (the buffer wrapped past it) is a line the
 # gate fails on, never an empty (clean) result.
