@@ -209,19 +209,10 @@ void srpt_glue_recv_done(struct srpt_dp_ch *ch, u32 index, u32 len, bool ok);
 void srpt_glue_log_wc(const char *what, struct ib_wc *wc);
 
 /*
- * glue/target_core.c: the target core's calls that glue/completion.c makes
- * after the core returned. Submission: 0, the target core owns the
- * command (it ends in release_cmd); negative, nothing was handed over and
- * the core answers it. Process context.
+ * glue/target_core.c implements the target core's calls that
+ * glue/completion.c makes after the core returned: <srpt/dp_next.h>.
  */
-int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
-		       const struct srpt_dp_cmd *cmd);
-int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index,
-		       const struct srpt_dp_tmr *tmr);
-/* target_execute_cmd: the data-out is in place. */
-void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index);
-/* The RDMA READ failed: the target core fails the command. */
-void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index);
+#include <srpt/dp_next.h>
 
 /*
  * glue/channel_ib.c, for a channel's own buffers and the SRQ's

@@ -96,37 +96,13 @@ void srpt_glue_log_wc(const char *what, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status), wc->status);
 }
 
-/* ---- what follows the core's answer ------------------------------------ */
+/*
+ * What follows the core's answer, the hand-off loop and the target core's
+ * next call, is <srpt/dp_next.h> (srpt_dp_run_handoffs(),
+ * srpt_dp_do_next()), shared with the host tests' fake of this unit.
+ */
 
-/* Submits each IU the core hands over, until it has no more. */
-static void srpt_handoffs(struct srpt_dp_ch *ch, struct srpt_dp_handoff *h)
-{
-	do {
-		if (h->kind == SRPT_DP_SUBMIT_CMD)
-			h->rc = srpt_dp_submit_cmd(ch, h->index, &h->cmd);
-		else
-			h->rc = srpt_dp_submit_tmr(ch, h->index, &h->tmr);
-	} while (srpt_core_dp_handoff_done(ch->core, h));
-}
-
-/* The target core's call the core asked for, command @index. */
-static void srpt_next(struct srpt_dp_ch *ch, u32 index, enum srpt_dp_next next)
-{
-	switch (next) {
-	case SRPT_DP_NEXT_PUT:
-		srpt_dp_put_cmd(ch, index);
-		break;
-	case SRPT_DP_NEXT_EXECUTE:
-		srpt_dp_execute_cmd(ch, index);
-		break;
-	case SRPT_DP_NEXT_FAIL:
-		srpt_dp_fail_cmd(ch, index);
-		break;
-	case SRPT_DP_NEXT_NONE:
-	case SRPT_DP_NEXT_REFUSED:
-		break;
-	}
-}
+/* ---- the wait list ----------------------------------------------------- */
 
 /*
  * Serves the wait list: queued by the core (srpt_dp_kick()) when a send
@@ -140,7 +116,7 @@ static void srpt_kick_work(struct work_struct *work)
 	struct srpt_dp_handoff h;
 
 	if (srpt_core_dp_kick(ch->core, &h))
-		srpt_handoffs(ch, &h);
+		srpt_dp_run_handoffs(ch, ch->core, &h);
 }
 
 void srpt_dp_kick(struct srpt_dp_ch *ch)
@@ -155,7 +131,7 @@ void srpt_glue_recv_done(struct srpt_dp_ch *ch, u32 index, u32 len, bool ok)
 	struct srpt_dp_handoff h;
 
 	if (srpt_core_dp_recv_done(ch->core, index, len, ok, &h))
-		srpt_handoffs(ch, &h);
+		srpt_dp_run_handoffs(ch, ch->core, &h);
 }
 
 /**
@@ -298,15 +274,15 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!s->send_ok)
 		srpt_glue_log_wc("sending a response", wc);
 	if (!ch->split_cqs) {
-		srpt_next(ch, s->index,
-			  srpt_core_dp_send_done(ch->core, s->index,
-						 s->send_ok));
+		srpt_dp_do_next(ch, s->index,
+				srpt_core_dp_send_done(ch->core, s->index,
+						       s->send_ok));
 		return;
 	}
 	if (s->send_ok) {
 		next = srpt_core_dp_send_done_atomic(ch->core, s->index);
 		if (next != SRPT_DP_NEXT_REFUSED) {
-			srpt_next(ch, s->index, next);
+			srpt_dp_do_next(ch, s->index, next);
 			return;
 		}
 	}
@@ -337,9 +313,10 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (s->ch->split_cqs)
 		srpt_defer_wc(s->ch, &s->rdma_deferred, &s->ch->rdma_deferred);
 	else
-		srpt_next(s->ch, s->index,
-			  srpt_core_dp_rdma_read_done(s->ch->core, s->index,
-						      s->rdma_ok));
+		srpt_dp_do_next(s->ch, s->index,
+				srpt_core_dp_rdma_read_done(s->ch->core,
+							    s->index,
+							    s->rdma_ok));
 }
 
 /**
@@ -388,14 +365,14 @@ static void srpt_wc_work(struct work_struct *work)
 
 	list = llist_reverse_order(llist_del_all(&ch->rdma_deferred));
 	llist_for_each_entry_safe(s, next, list, rdma_deferred)
-		srpt_next(ch, s->index,
-			  srpt_core_dp_rdma_read_done(ch->core, s->index,
-						      s->rdma_ok));
+		srpt_dp_do_next(ch, s->index,
+				srpt_core_dp_rdma_read_done(ch->core, s->index,
+							    s->rdma_ok));
 	list = llist_reverse_order(llist_del_all(&ch->send_deferred));
 	llist_for_each_entry_safe(s, next, list, send_deferred)
-		srpt_next(ch, s->index,
-			  srpt_core_dp_send_done(ch->core, s->index,
-						 s->send_ok));
+		srpt_dp_do_next(ch, s->index,
+				srpt_core_dp_send_done(ch->core, s->index,
+						       s->send_ok));
 	if (zlw)
 		srpt_core_dp_zlw_done(ch->core, zlw == SRPT_ZLW_OK);
 }

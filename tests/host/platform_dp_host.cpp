@@ -22,41 +22,14 @@ namespace
 
 DataPathScript g_script;
 
-void RunHandoffs(srpt_dp_ch *ch, srpt_dp_handoff &h)
-{
-	do {
-		if (h.kind == SRPT_DP_SUBMIT_CMD)
-			h.rc = srpt_dp_submit_cmd(ch, h.index, &h.cmd);
-		else
-			h.rc = srpt_dp_submit_tmr(ch, h.index, &h.tmr);
-	} while (srpt_core_dp_handoff_done(ch->args.core_ch, &h));
-}
-
 void KickWork(void *ctx)
 {
 	srpt_dp_ch *ch = static_cast<srpt_dp_ch *>(ctx);
 	srpt_dp_handoff h;
 	if (srpt_core_dp_kick(ch->args.core_ch, &h))
-		RunHandoffs(ch, h);
+		srpt_dp_run_handoffs(ch, ch->args.core_ch, &h);
 }
 
-void DoNext(srpt_dp_ch *ch, uint32_t index, srpt_dp_next next)
-{
-	switch (next) {
-	case SRPT_DP_NEXT_PUT:
-		srpt_dp_put_cmd(ch, index);
-		break;
-	case SRPT_DP_NEXT_EXECUTE:
-		srpt_dp_execute_cmd(ch, index);
-		break;
-	case SRPT_DP_NEXT_FAIL:
-		srpt_dp_fail_cmd(ch, index);
-		break;
-	case SRPT_DP_NEXT_NONE:
-	case SRPT_DP_NEXT_REFUSED:
-		break;
-	}
-}
 std::vector<FakeCh *> g_channels;
 std::vector<std::unique_ptr<srpt_dp_ch>> g_owned;
 std::vector<Rejection> g_rejections;
@@ -102,25 +75,26 @@ void RecvDone(srpt_core_ch *core, uint32_t index, uint32_t byte_len, bool ok)
 {
 	srpt_dp_handoff h;
 	if (srpt_core_dp_recv_done(core, index, byte_len, ok, &h))
-		RunHandoffs(GlueOf(core), h);
+		srpt_dp_run_handoffs(GlueOf(core), core, &h);
 }
 
 void SendDone(srpt_core_ch *core, uint32_t index, bool ok)
 {
-	DoNext(GlueOf(core), index, srpt_core_dp_send_done(core, index, ok));
+	srpt_dp_do_next(GlueOf(core), index,
+			srpt_core_dp_send_done(core, index, ok));
 }
 
 bool SendDoneAtomic(srpt_core_ch *core, uint32_t index)
 {
 	const srpt_dp_next next = srpt_core_dp_send_done_atomic(core, index);
-	DoNext(GlueOf(core), index, next);
+	srpt_dp_do_next(GlueOf(core), index, next);
 	return next != SRPT_DP_NEXT_REFUSED;
 }
 
 void RdmaReadDone(srpt_core_ch *core, uint32_t index, bool ok)
 {
-	DoNext(GlueOf(core), index,
-	       srpt_core_dp_rdma_read_done(core, index, ok));
+	srpt_dp_do_next(GlueOf(core), index,
+			srpt_core_dp_rdma_read_done(core, index, ok));
 }
 
 int WritePending(srpt_core_ch *core, uint32_t index, uint32_t n_rdma_reads)
@@ -128,7 +102,7 @@ int WritePending(srpt_core_ch *core, uint32_t index, uint32_t n_rdma_reads)
 	const int rc = srpt_core_dp_write_pending(core, index, n_rdma_reads);
 	if (rc < 0)
 		return rc;
-	DoNext(GlueOf(core), index, static_cast<srpt_dp_next>(rc));
+	srpt_dp_do_next(GlueOf(core), index, static_cast<srpt_dp_next>(rc));
 	return 0;
 }
 

@@ -128,15 +128,11 @@ int WritePending(srpt_core_ch *ch, uint32_t index, uint32_t n_rdma_reads);
 
 } // namespace srpt::host
 
-/* The fake target core of the glue's hand-offs (recording, scriptable). */
-extern "C" {
-int srpt_dp_submit_cmd(struct srpt_dp_ch *ch, uint32_t index,
-		       const struct srpt_dp_cmd *cmd);
-int srpt_dp_submit_tmr(struct srpt_dp_ch *ch, uint32_t index,
-		       const struct srpt_dp_tmr *tmr);
-void srpt_dp_execute_cmd(struct srpt_dp_ch *ch, uint32_t index);
-void srpt_dp_fail_cmd(struct srpt_dp_ch *ch, uint32_t index);
-}
+/*
+ * The fake target core of the glue's hand-offs (recording, scriptable),
+ * driven by the module's own hand-off loop and next-call switch.
+ */
+#include <srpt/dp_next.h>
 
 namespace srpt::host
 {
