@@ -24,8 +24,11 @@
  *     kick_work. rx_work, wc_work and kick_work share srpt_wc_wq, bound
  *     and of normal priority (see srpt_glue_wc_init()).
  *  4. Teardown (srpt_glue_completions_quiesce()): the kick is cancelled
- *     and rx_work flushed before the QP's drain, so that no receive is
- *     posted behind the drain's marker; both are flushed again after it.
+ *     and rx_work flushed before the session's removal, so that no
+ *     submission reaches the target core after it, and again before the
+ *     QP's drain, so that no receive is posted behind the drain's marker;
+ *     after the drain both are cancelled (rx_work may have queued itself
+ *     again) and wc_work flushed.
  *
  * Receives complete on the channel's own CQ, whose event queues rx_work:
  * srpt_wc_wq is a bound queue of normal priority, as LIO's completion
@@ -414,9 +417,13 @@ void srpt_glue_completions_flush(struct srpt_dp_ch *ch)
 	/*
 	 * ib_drain_qp() returns once rx_work handed its marker over, maybe
 	 * before the rest of that poll; wc_work has the send side's that
-	 * may sleep; a completion of the drain may have kicked.
+	 * may sleep; a completion of the drain may have kicked. rx_work is
+	 * cancelled, not flushed: a run that reached its budget queues
+	 * itself again, maybe after a flush began, and that instance would
+	 * run on a freed channel. The marker was the receive CQ's last
+	 * completion, so a queued run has nothing left to poll.
 	 */
-	flush_work(&ch->rx_work);
+	cancel_work_sync(&ch->rx_work);
 	flush_work(&ch->wc_work);
 	cancel_work_sync(&ch->kick_work);
 }

@@ -259,6 +259,9 @@ int srpt_glue_get_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 	struct scatterlist *sg;
 	int ret;
 
+	/* The parser refuses empty descriptors; sg_init_table() needs one. */
+	if (WARN_ON_ONCE(!len))
+		return -EINVAL;
 	if (!s->reuse_data)
 		return target_alloc_sgl(&s->data_sg, &s->data_nents, len,
 					false, false);

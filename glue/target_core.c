@@ -45,6 +45,14 @@ void srpt_dp_session_remove(struct srpt_dp_ch *ch)
 
 	if (!sess)
 		return;
+	/*
+	 * A hand-off the core decided while the channel was live may still
+	 * be on its way to target_init_cmd() (the receive work's, or the
+	 * kick's, allocating the command's data pages): it finishes first.
+	 * The channel has left kLive, so the core decides no new one, and
+	 * nothing reaches the target core after its session is gone.
+	 */
+	srpt_glue_completions_quiesce(ch);
 	target_stop_session(sess);
 	target_wait_for_sess_cmds(sess);
 	target_remove_session(sess);

@@ -338,9 +338,10 @@ void Channel::DeliverHeldSendDone(void *ctx, uint32_t index)
  *  0. send completions held by the test knob are delivered now (and no
  *     more are held): each one drops a command reference that the session
  *     removal waits for, and its PutCmd needs the glue channel;
- *  1. the session: stop it and wait until the target core released every
- *     command. Responses still being posted complete flushed (QP in ERR),
- *     and their completions drop the last references.
+ *  1. the session: the glue first waits for a submission still on its
+ *     way to the target core; then stop it and wait until the target core
+ *     released every command. Responses still being posted complete
+ *     flushed (QP in ERR), and their completions drop the last references.
  *  2. the QP and CQ (glue): drain first, so that no completion can refer to
  *     a context after this; then the cm_id, which waits for running CM
  *     handlers: afterwards nobody can reach this channel any more.

@@ -243,9 +243,11 @@ int srpt_dp_session_setup(struct srpt_dp_ch *ch,
 			  struct srpt_core_port_id *port_id, const char *name,
 			  uint32_t tag_num);
 /*
- * target_stop_session + target_wait_for_sess_cmds + target_remove_session.
- * Contract: process context (the release work); sleeps until every command
- * of the session was released.
+ * Waits for a submission in progress (the glue's receive and kick work,
+ * srpt_glue_completions_quiesce()), then target_stop_session +
+ * target_wait_for_sess_cmds + target_remove_session.
+ * Contract: process context (the release work), the channel no longer
+ * live; sleeps until every command of the session was released.
  */
 void srpt_dp_session_remove(struct srpt_dp_ch *ch);
 
