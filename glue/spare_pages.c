@@ -262,9 +262,10 @@ int srpt_glue_get_data_sgl(struct srpt_dp_ch *ch, struct srpt_glue_send *s,
 	/* The parser refuses empty descriptors; sg_init_table() needs one. */
 	if (WARN_ON_ONCE(!len))
 		return -EINVAL;
+	/* Zeroed, as LIO's own allocation zeroes a command's without data CDB. */
 	if (!s->reuse_data)
 		return target_alloc_sgl(&s->data_sg, &s->data_nents, len,
-					false, false);
+					true, false);
 	sg = srpt_keep_sg(s, n);
 	if (!sg) {
 		/* Longer than a context keeps: the pool and new pages. */
