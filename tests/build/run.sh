@@ -2,8 +2,9 @@
 # Checks of the module build itself: what it must refuse (kernel headers in
 # C++, global constructors) and what the built ib_srpt.ko must show (the
 # in-tree parameters, vermagic of the headers, C++ objects that objtool
-# processed), and that warnings are errors in our build but not in the
-# DKMS package's. Prints one line per case and 'N passed, N failed'.
+# processed), that no source casts to a function-pointer type, and that
+# warnings are errors in our build but not in the DKMS package's. Prints
+# one line per case and 'N passed, N failed'.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KVER=${KVER:-$("$top/scripts/kver.sh")}
@@ -115,6 +116,19 @@ result module-has-cxx-debug-info $? "no DWARF compilation unit of src/*.cpp in $
 bad=$(objdump -d "$ko" | grep -E '^\s+[0-9a-f]+:.*\s(call|jmp)\s+\*%' | head -3)
 [ -z "$bad" ]
 result no-bare-indirect-branches $? "$bad"
+
+# No function called through a pointer of another type. The in-tree driver
+# cast srpt_qp_event() to the QP event handler's type (clang's
+# -Wcast-function-type-strict; a kCFI kernel traps on such a call). gcc's
+# -Wcast-function-type, in the kernel's flags, lets pointer parameters
+# differ and would not flag it, so: no cast to a function-pointer type at
+# all in the glue, configfs or the core. Handlers are assigned as they are,
+# and the kernel's -Werror=incompatible-pointer-types checks their types.
+fp_re='\(\s*[A-Za-z_][A-Za-z0-9_ ]*\(\s*\*\s*\)\s*\([^;]*\)\s*\)\s*&?[A-Za-z_(]|_cast\s*<[^>]*\(\s*\*\s*\)'
+fp_casts=$(cd "$top" && grep -nE "$fp_re" glue/*.[ch] configfs/*.[ch] \
+	src/*.cpp src/*/*.cpp include/srpt/*.h* include/srpt/*/*.h* 2>/dev/null)
+[ -z "$fp_casts" ]
+result no-function-pointer-casts $? "$fp_casts"
 
 # Relocations in the C++ objects that name a symbol matching @pattern.
 count_relocs() {

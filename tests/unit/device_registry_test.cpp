@@ -176,6 +176,28 @@ TEST_F(CoreFixture, ConfiguredServiceGuidIsKept)
 	srpt_core_remove_device(h);
 }
 
+/*
+ * The kernel's order: `modprobe ib_srpt srpt_service_guid=...` runs the
+ * parameter's setter before module_init (srpt_core_init), and the first
+ * device is added after it. The value must survive both (the in-tree
+ * driver had no setter at all and crashed in parse_one).
+ */
+TEST(ServiceGuidParam, SetBeforeInitIsKeptByInitAndTheFirstDevice)
+{
+	ASSERT_EQ(srpt_core_set_service_guid("0x0002c90300a0b0c0"), 0);
+	const srpt_module_params params{8276, 4095};
+	ASSERT_EQ(srpt_core_init(&params), 0);
+	EXPECT_EQ(srpt_core_service_guid(), 0x0002c90300a0b0c0ull);
+	const srpt_port_desc ports[] = {MakePort(1, kRoceGid)};
+	const srpt_device_desc desc{"rxe0", 0x1111, 1, ports, nullptr};
+	srpt_core_device *h = nullptr;
+	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
+	EXPECT_EQ(srpt_core_service_guid(), 0x0002c90300a0b0c0ull);
+	srpt_core_remove_device(h);
+	srpt_core_exit();
+	ASSERT_EQ(srpt_core_set_service_guid("0"), 0);
+}
+
 TEST_F(CoreFixture, MultiPortDeviceNamesEachPort)
 {
 	auto gid2 = kRoceGid;

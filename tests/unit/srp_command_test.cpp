@@ -352,6 +352,69 @@ TEST_F(DataPathFixture, DescriptorListWithoutMemoryIsAnsweredBusy)
 	ExpectCreditsAndSendContextsBack(ch);
 }
 
+/*
+ * The glue's data setup fails (srpt_alloc_rw() unwinding after the second
+ * of three rdma_rw contexts: -ENOMEM, nothing handed to the target core).
+ * The in-tree driver then kept the unwound contexts' RDMA count, which
+ * later came off its send-queue budget. Here the answer is a plain BUSY
+ * response: one send-queue slot, no RDMA WRITE counted, all of it back at
+ * the send completion, and the next command on the same context is
+ * charged exactly its own RDMA WRITEs.
+ */
+TEST_F(DataPathFixture, FailedDataSetupLeavesTheSendQueueBudgetWhole)
+{
+	Channel *ch = LiveChannel();
+	ASSERT_NE(ch, nullptr);
+	host::FakeCh &f = *host::FakeChannels()[0];
+	const uint32_t n = 3;
+	std::vector<uint8_t> iu(68 + 16 * n, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x02; /* data-in INDIRECT */
+	iu[7] = static_cast<uint8_t>(n);
+	iu[8] = 0x66;
+	iu[32] = 0x28;
+	PutBe(&iu[60], 16 * n, 4);
+	PutBe(&iu[64], 4096 * n, 4);
+	for (uint32_t i = 0; i < n; i++) {
+		PutBe(&iu[68 + 16 * i], 0x10000 * (i + 1), 8);
+		PutBe(&iu[76 + 16 * i], 0x200 + i, 4);
+		PutBe(&iu[80 + 16 * i], 4096, 4);
+	}
+	srpt_dp_stats st{};
+	host::Script().submit_rc = -SRPT_ENOMEM;
+	Receive(ch, iu, 0);
+	host::Script().submit_rc = 0;
+	EXPECT_TRUE(f.submitted.empty());
+	ASSERT_EQ(f.posted_send.size(), 1u);
+	const uint32_t busy = f.posted_send[0];
+	SendCtx &s = ch->core().send_ring()[busy];
+	EXPECT_EQ(s.buf()[8], 0x66);  /* its tag */
+	EXPECT_EQ(s.buf()[19], 0x08); /* BUSY */
+	EXPECT_EQ(f.posted_send_rdma, (std::vector<uint32_t>{0}));
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.sq_avail, st.sq_capacity - 1);
+	srpt::host::SendDone(ch, busy, true);
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.sq_avail, st.sq_capacity);
+	ExpectCreditsAndSendContextsBack(ch);
+
+	/* The same command again, set up this time: 3 WRITEs + the SEND. */
+	Receive(ch, iu, 1);
+	ASSERT_EQ(f.submitted.size(), 1u);
+	EXPECT_EQ(f.submitted[0].n_desc, n);
+	srpt_dp_rsp rsp{};
+	rsp.dir = SRPT_DP_DIR_READ;
+	rsp.n_rdma_writes = n;
+	ASSERT_EQ(srpt_core_dp_queue_response(ch, f.submitted_index[0], &rsp),
+		  0);
+	EXPECT_EQ(f.posted_send_rdma, (std::vector<uint32_t>{0, n}));
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.sq_avail, st.sq_capacity - (n + 1));
+	srpt::host::SendDone(ch, f.submitted_index[0], true);
+	srpt_core_dp_get_stats(ch, &st);
+	EXPECT_EQ(st.sq_avail, st.sq_capacity);
+}
+
 /* SRP's task attribute codes reach the glue as SAM attributes. */
 TEST_F(DataPathFixture, TaskAttributeReachesTheGlueAsSamAttribute)
 {
