@@ -96,6 +96,12 @@ struct srpt_glue_send {
 	struct scatterlist imm_sg;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 	/*
+	 * Not reset per command: sense[] holds only zeros, because the
+	 * command that used it last answered without sense (set by
+	 * srpt_queue_rsp()); the next submit clears it only when not.
+	 */
+	bool sense_clean;
+	/*
 	 * A completion handed from the send CQ's softirq poller to process
 	 * context (struct srpt_dp_ch.wc_work). A context has at most one
 	 * RDMA READ chain and one SEND outstanding, never both at once.

@@ -261,7 +261,15 @@ static __always_inline void srpt_reset_send(struct srpt_glue_send *s, u64 tag,
 					    u8 dir)
 {
 	memset(&s->cmd, 0, sizeof(s->cmd));
-	memset(s->sense, 0, sizeof(s->sense));
+	/*
+	 * LIO writes sense as a few bytes of a SENSE_BUFFER-long reply
+	 * (scsi_build_sense_buffer()): bytes a command of this context
+	 * left would go out with the next sense. Only a command that
+	 * answered with sense, or never said, can have left any.
+	 */
+	if (!s->sense_clean)
+		memset(s->sense, 0, sizeof(s->sense));
+	s->sense_clean = false;
 	s->cmd.tag = tag;
 	s->in_lio = false;
 	s->t_submit_ns = 0;
@@ -465,6 +473,10 @@ static __always_inline int srpt_queue_rsp(struct se_cmd *cmd,
 				   sizeof(s->sense)),
 	};
 
+	/* Sense is in the buffer once LIO or the backend said so. */
+	s->sense_clean = !cmd->scsi_sense_length &&
+			 !(cmd->se_cmd_flags & (SCF_TRANSPORT_TASK_SENSE |
+						SCF_EMULATED_TASK_SENSE));
 	trace_srpt_cmd_rsp(s->ch->name, s->ch->qp->qp_num, cmd->tag,
 			   cmd->orig_fe_lun,
 			   cmd->t_task_cdb ? cmd->t_task_cdb[0] : 0,

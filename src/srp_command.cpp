@@ -106,9 +106,11 @@ bool Channel::PrepareHandoff(const Handoff &h, srpt_dp_handoff &out)
 
 /*
  * The classification saw opcode SRP_CMD: only parse_iu()'s SRP_CMD branch
- * applies, so the command is parsed straight into a ParsedCmd, and from
- * there into the glue's srpt_dp_cmd, with its descriptors in the send
- * context's CmdExtra (in CPU order: the glue knows no SRP byte).
+ * applies. parse_cmd() is compiled into this function
+ * (<srpt/iu_parse_cmd_impl.hpp>), so its ParsedCmd is a set of registers:
+ * the wire's fields are read once, into the glue's srpt_dp_cmd, and the
+ * descriptors once, into the send context's CmdExtra (in CPU order: the
+ * glue knows no SRP byte).
  */
 bool Channel::PrepareCmd(SendCtx &s, RecvCtx &r, srpt_dp_handoff &out)
 {

@@ -226,16 +226,19 @@ IuParseResult parse_iu(std::span<const uint8_t> received,
 		       const ChannelLimits &limits);
 
 /*
- * The SRP_CMD part of parse_iu() (opcode not checked). Fewer than
+ * The SRP_CMD part of parse_iu() (opcode not checked), inline
+ * (<srpt/iu_parse_cmd_impl.hpp>, included below). Fewer than
  * sizeof(wire::Cmd) bytes give ShortIu with @out zeroed; otherwise
  * out.tag/lun/sol_not are filled even when a later check fails.
  */
-CmdCheck parse_cmd(std::span<const uint8_t> received,
-		   const ChannelLimits &limits, ParsedCmd &out);
+inline CmdCheck parse_cmd(std::span<const uint8_t> received,
+			  const ChannelLimits &limits, ParsedCmd &out);
 
 /* scsilun_to_int(): the LUN as the target core wants it. */
-uint64_t lun_to_u64(const wire::Lun &lun);
+inline uint64_t lun_to_u64(const wire::Lun &lun);
 
 } // namespace srpt
+
+#include <srpt/iu_parse_cmd_impl.hpp>
 
 #endif

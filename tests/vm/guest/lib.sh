@@ -381,6 +381,40 @@ dd_cmp() { # dd_cmp DEV MB SEEK_MB
 	rm -f /tmp/pattern /tmp/readback
 }
 
+# sense_not_stale DEV: a sense goes out with no byte of an earlier one.
+# LIO builds a fixed-format sense by writing a few bytes of the buffer
+# (scsi_build_sense_buffer), so whatever a command of the same target send
+# context left stays unless the driver clears it (the port clears it only
+# after a command that had sense: glue/target_core.c, srpt_reset_send).
+# COMPARE AND WRITE miscomparing at byte 100 of LBA 1000 sets the VALID bit
+# and INFORMATION = 100; an unsupported opcode (ILLEGAL REQUEST 20/00)
+# right after must show neither. Eight pairs on one CPU (one channel; the
+# target's free send contexts are a stack, so the next command mostly gets
+# the context the last one freed), with a TEST UNIT READY (GOOD, no
+# sense) between the last ones.
+sense_not_stale() {
+	local dev=$1 tool=/srpt/tools/sg_sense i out
+	local caw=890000000000000003e8000000010000 bad=ff0000000000 tur=000000000000
+	dd if=/dev/zero of="$dev" bs=512 seek=1000 count=1 oflag=direct conv=fsync status=none ||
+		fail "dd zeros to $dev LBA 1000"
+	for i in 1 2 3 4 5 6 7 8; do
+		out=$(taskset -c 0 "$tool" "$dev" "$caw" 100) || fail "sg_sense COMPARE AND WRITE on $dev"
+		# status CHECK CONDITION, f0 (VALID, fixed), key MISCOMPARE, INFORMATION 100
+		case $out in
+		"status 0x02 sense f0 00 0e 00 00 00 64 "*) ;;
+		*) fail "COMPARE AND WRITE miscompare on $dev: $out" ;;
+		esac
+		[ "$i" -le 6 ] || taskset -c 0 "$tool" "$dev" "$tur" >/dev/null || fail "sg_sense TEST UNIT READY on $dev"
+		out=$(taskset -c 0 "$tool" "$dev" "$bad") || fail "sg_sense opcode 0xff on $dev"
+		# no VALID bit and INFORMATION 0; ASC/ASCQ 20/00 at bytes 12-13
+		case $out in
+		"status 0x02 sense 70 00 05 00 00 00 00 0a 00 00 00 00 20 00 "*) ;;
+		*) fail "the sense of opcode 0xff after a miscompare on $dev carries stale bytes: $out" ;;
+		esac
+	done
+	ok "sense on $dev: no byte of an earlier command's sense (8 miscompares, each followed by ILLEGAL REQUEST)"
+}
+
 fio_verify() { # fio_verify DEV
 	local dev=$1 name; name=$(basename "$dev")
 	fio --name=verify-$name --filename="$dev" --direct=1 --ioengine=libaio --iodepth=16 \

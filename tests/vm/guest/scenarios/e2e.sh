@@ -8,10 +8,11 @@
 # of a random pattern at two offsets and fio --verify=crc32c (16 MiB 4k
 # randwrite QD16, then verify); on null_blk also 4 MiB in 4 KiB writes
 # (immediate data) read back on the target side; ext4 made, 13 files,
-# remount after drop_caches, sha256sum -c. Logout, until the target has
-# released its channels (no RC QP left); IPv6 link-local login, dd+cmp, the
-# ext4 files verified again; logout; clearconfig, every module the scenario
-# loaded unloaded; the dmesg gate (lib.sh BAD_DMESG).
+# remount after drop_caches, sha256sum -c; on rd_mcp, a sense never
+# carries bytes of an earlier one (lib.sh sense_not_stale). Logout, until
+# the target has released its channels (no RC QP left); IPv6 link-local
+# login, dd+cmp, the ext4 files verified again; logout; clearconfig, every
+# module the scenario loaded unloaded; the dmesg gate (lib.sh BAD_DMESG).
 . /srpt/lib.sh
 
 # LUN 2 (--nullb): iblock on a memory-backed null_blk. LOGIN without
@@ -32,6 +33,7 @@ dd if=/dev/nullb0 bs=4k skip=256 count=1024 iflag=direct status=none | cmp - /tm
 ok "4 KiB writes (immediate data) read back from /dev/nullb0 on the target side"
 dd_cmp "$DEV_LUN0" 8 0
 dd_cmp "$DEV_LUN0" 4 40
+sense_not_stale "$DEV_LUN0"
 dd_cmp "$DEV_LUN1" 8 0
 dd_cmp "$DEV_LUN1" 4 40
 fio_verify "$DEV_LUN0"
