@@ -13,10 +13,23 @@
  */
 #include "pr_fmt.h"
 
+#include <linux/build_bug.h>
 #include <linux/error-injection.h>
 
+#include <srpt/dp_next.h>
 #include <srpt/platform.h>
 #include <srpt/rdma_glue.h>
+
+/*
+ * Without CONFIG_FUNCTION_ERROR_INJECTION (Debian's stock kernels) the
+ * whitelist entry is empty: a point whose declaration this file lost would
+ * fail only the debug kernel's build (it did, when srpt_dp_submit_cmd()
+ * moved to dp_next.h). There, each point names its function instead.
+ */
+#ifndef CONFIG_FUNCTION_ERROR_INJECTION
+#undef ALLOW_ERROR_INJECTION
+#define ALLOW_ERROR_INJECTION(fn, etype) static_assert(__same_type(&fn, &fn))
+#endif
 
 /* memory the core allocates (channels, IU rings, sessions, SRQ rings) */
 ALLOW_ERROR_INJECTION(srpt_kzalloc, NULL);
