@@ -30,6 +30,15 @@ srpt_port_desc MakePort(uint32_t num, const std::array<uint8_t, 16> &gid,
 	return port;
 }
 
+/* rxe0 (node GUID 0x1111) with one RoCE port, added to the core. */
+srpt_core_device *AddOneRoceDevice()
+{
+	const srpt_port_desc ports[] = {MakePort(1, kRoceGid)};
+	const srpt_device_desc desc{"rxe0", 0x1111, 1, ports, nullptr};
+	srpt_core_device *h = nullptr;
+	return srpt_core_add_device(&desc, &h) == 0 ? h : nullptr;
+}
+
 class CoreFixture : public testing::Test
 {
 protected:
@@ -168,10 +177,8 @@ TEST_F(CoreFixture, ServiceGuidDefaultsToFirstNodeGuid)
 TEST_F(CoreFixture, ConfiguredServiceGuidIsKept)
 {
 	ASSERT_EQ(srpt_core_set_service_guid("0xabcdef"), 0);
-	const srpt_port_desc ports[] = {MakePort(1, kRoceGid)};
-	const srpt_device_desc desc{"rxe0", 0x1111, 1, ports, nullptr};
-	srpt_core_device *h = nullptr;
-	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
+	srpt_core_device *h = AddOneRoceDevice();
+	ASSERT_NE(h, nullptr);
 	EXPECT_EQ(srpt_core_service_guid(), 0xabcdefu);
 	srpt_core_remove_device(h);
 }
@@ -188,10 +195,8 @@ TEST(ServiceGuidParam, SetBeforeInitIsKeptByInitAndTheFirstDevice)
 	const srpt_module_params params{8276, 4095};
 	ASSERT_EQ(srpt_core_init(&params), 0);
 	EXPECT_EQ(srpt_core_service_guid(), 0x0002c90300a0b0c0ull);
-	const srpt_port_desc ports[] = {MakePort(1, kRoceGid)};
-	const srpt_device_desc desc{"rxe0", 0x1111, 1, ports, nullptr};
-	srpt_core_device *h = nullptr;
-	ASSERT_EQ(srpt_core_add_device(&desc, &h), 0);
+	srpt_core_device *h = AddOneRoceDevice();
+	ASSERT_NE(h, nullptr);
 	EXPECT_EQ(srpt_core_service_guid(), 0x0002c90300a0b0c0ull);
 	srpt_core_remove_device(h);
 	srpt_core_exit();

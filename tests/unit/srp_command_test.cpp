@@ -321,25 +321,35 @@ TEST_F(DataPathFixture, GlueGetsEveryDescriptorInCpuOrder)
 	AnswerAllGood(ch, f);
 }
 
+/*
+ * A READ(10) SRP_CMD with an indirect data-in list of @n 4 KiB
+ * descriptors (va 0x10000 * (i + 1), key 0x200 + i), tag @tag.
+ */
+std::vector<uint8_t> IndirectReadIu(uint32_t n, uint8_t tag)
+{
+	std::vector<uint8_t> iu(68 + 16 * n, 0);
+	iu[0] = 0x02;
+	iu[5] = 0x02; /* data-in INDIRECT */
+	iu[7] = static_cast<uint8_t>(n);
+	iu[8] = tag;
+	iu[32] = 0x28;
+	PutBe(&iu[60], 16 * n, 4);
+	PutBe(&iu[64], 4096 * n, 4);
+	for (uint32_t i = 0; i < n; i++) {
+		PutBe(&iu[68 + 16 * i], 0x10000 * (i + 1), 8);
+		PutBe(&iu[76 + 16 * i], 0x200 + i, 4);
+		PutBe(&iu[80 + 16 * i], 4096, 4);
+	}
+	return iu;
+}
+
 /* A long list whose copy cannot be allocated is answered BUSY. */
 TEST_F(DataPathFixture, DescriptorListWithoutMemoryIsAnsweredBusy)
 {
 	Channel *ch = LiveChannel();
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
-	const uint32_t n = 16;
-	std::vector<uint8_t> iu(68 + 16 * n, 0);
-	iu[0] = 0x02;
-	iu[5] = 0x02; /* data-in INDIRECT */
-	iu[7] = static_cast<uint8_t>(n);
-	iu[8] = 0x77;
-	iu[32] = 0x28;
-	PutBe(&iu[60], 16 * n, 4);
-	PutBe(&iu[64], 4096 * n, 4);
-	for (uint32_t i = 0; i < n; i++) {
-		PutBe(&iu[68 + 16 * i], 0x1000 * i, 8);
-		PutBe(&iu[80 + 16 * i], 4096, 4);
-	}
+	const std::vector<uint8_t> iu = IndirectReadIu(16, 0x77);
 	host::FailNthAllocation(1);
 	Receive(ch, iu, 0);
 	host::FailNthAllocation(0);
@@ -367,19 +377,7 @@ TEST_F(DataPathFixture, FailedDataSetupLeavesTheSendQueueBudgetWhole)
 	ASSERT_NE(ch, nullptr);
 	host::FakeCh &f = *host::FakeChannels()[0];
 	const uint32_t n = 3;
-	std::vector<uint8_t> iu(68 + 16 * n, 0);
-	iu[0] = 0x02;
-	iu[5] = 0x02; /* data-in INDIRECT */
-	iu[7] = static_cast<uint8_t>(n);
-	iu[8] = 0x66;
-	iu[32] = 0x28;
-	PutBe(&iu[60], 16 * n, 4);
-	PutBe(&iu[64], 4096 * n, 4);
-	for (uint32_t i = 0; i < n; i++) {
-		PutBe(&iu[68 + 16 * i], 0x10000 * (i + 1), 8);
-		PutBe(&iu[76 + 16 * i], 0x200 + i, 4);
-		PutBe(&iu[80 + 16 * i], 4096, 4);
-	}
+	const std::vector<uint8_t> iu = IndirectReadIu(n, 0x66);
 	srpt_dp_stats st{};
 	host::Script().submit_rc = -SRPT_ENOMEM;
 	Receive(ch, iu, 0);
